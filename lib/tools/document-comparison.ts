@@ -16,7 +16,7 @@ import { documentDiffs } from './document-diff'
 import { compareInfo } from './info-comparison'
 import { withPluginAnsweredStatuses, withStatusRanges } from './comparable-statuses'
 import {
-  actionWord, at, placeOf, report, shownValue, TEXT_KEYS, withoutText, withSchemaRefsAligned,
+  actionWord, at, parameterName, placeOf, report, shownValue, TEXT_KEYS, withoutText, withSchemaRefsAligned,
   type Comparison, type DocumentChange, type JsonPath, type Place, type RawDiff, type Renames, type RequestValidation
 } from './document-places'
 import { classifySchemaChange, hasDefault } from './schema-changes'
@@ -135,6 +135,13 @@ function endpointChange (comparison: Comparison, diff: RawDiff, key: string | nu
   else if (diff.action === 'add') report(comparison, operationName(key, method), '', added, false)
 }
 
+/** What a parameter added is: breaking when required; one of the path was sent all along (a document saved without it). */
+function parameterAdded (parameter: unknown): [string, boolean] {
+  const { required, in: location } = (typeof parameter === 'object' && parameter !== null ? parameter : {}) as { required?: unknown, in?: unknown }
+  if (location === 'path') return ['now documented (the path held it)', false]
+  return required === true ? ['new required parameter', true] : ['new optional parameter', false]
+}
+
 /** What a change of a `required` flag did (`true` became required, `false` optional), or `undefined` when nothing. */
 function requiredFlag (diff: RawDiff): boolean | undefined {
   const before = diff.action === 'add' ? false : diff.before === true
@@ -153,13 +160,19 @@ function classifyOperationPart (comparison: Comparison, diff: RawDiff, operation
     return true
   }
   if (rest[0] === 'parameters' && rest.length === 2) {
-    const parameter = (diff.action === 'remove' ? diff.before : diff.after) as { required?: boolean, in?: string } | undefined
     const to = comparison.renames.renamed.get(diff)
     if (diff.action === 'remove') return noted(to === undefined ? 'removed' : `renamed to ${to}`, true)
-    // The path, which pairs the operations, already held it: clients sent it all along (a document saved without it).
-    if (diff.action === 'add' && parameter?.in === 'path') return noted('now documented (the path held it)', false)
-    if (diff.action === 'add') return noted(parameter?.required === true ? 'new required parameter' : 'new optional parameter', parameter?.required === true)
+    if (diff.action === 'add') return noted(...parameterAdded(diff.after))
     return noted('changed', diff.type === 'breaking')
+  }
+  // The whole list, where the operation had no parameters (an unversioned route) or has none now: one line each.
+  if (rest[0] === 'parameters' && rest.length === 1 && (diff.action === 'add' || diff.action === 'remove')) {
+    const list = diff.action === 'add' ? diff.after : diff.before
+    for (const [index, parameter] of (Array.isArray(list) ? list : []).entries()) {
+      const [kind, breaking] = diff.action === 'add' ? parameterAdded(parameter) : ['removed', true]
+      noted(kind, breaking, parameterName(parameter, index))
+    }
+    return true
   }
   // A path parameter's name (the diff pairs path parameters by their place in the path).
   if (rest[0] === 'parameters' && rest.length === 3 && rest[2] === 'name' && diff.action === 'replace') return noted(`renamed to ${String(diff.after)}`, diff.type === 'breaking')

@@ -239,8 +239,8 @@ function parameterAt (document: unknown, operationPath: JsonPath, index: number)
   return index < count ? at(document, [...operationPath, 'parameters', index]) : at(document, [...operationPath.slice(0, -1), 'parameters', index - count])
 }
 
-/** A parameter as a place names it: `query parameter limit`, `header parameter x-tenant`. */
-function parameterName (parameter: unknown, index: string | number): string {
+/** A parameter as a place names it: `query parameter limit`, `header parameter x-tenant` (`parameterName(p, 0)`). */
+export function parameterName (parameter: unknown, index: string | number): string {
   const { in: location, name } = (typeof parameter === 'object' && parameter !== null ? parameter : {}) as { in?: unknown, name?: unknown }
   if (typeof name !== 'string') return `parameter ${index}`
   return `${typeof location === 'string' ? `${location} ` : ''}parameter ${name}`

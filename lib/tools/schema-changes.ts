@@ -6,6 +6,7 @@
  */
 import { pointerSegment } from '../core/json-schema'
 import { ACCEPTS_VERSION } from './comparable-documents'
+import { additionalPropertiesChange } from './additional-properties'
 import {
   actionWord, at, dataPointer, report, shownValue, TEXT_KEYS,
   type Comparison, type JsonPath, type Place, type RawDiff
@@ -59,10 +60,7 @@ export function classifySchemaChange (comparison: Comparison, diff: RawDiff, ope
     typeChange(comparison, diff, { operation, where, request, keyword, schemaPath: place.schemaPath, parameter: place.rest[0] === 'parameters' })
     return
   }
-  if (key === 'additionalProperties' && keyword.length === 1 && request && diff.after === false) {
-    closedObject(comparison, diff, operation, where)
-    return
-  }
+  if (key === 'additionalProperties' && keyword.length === 1 && additionalPropertiesChange(comparison, diff, request, [operation, where])) return
   const values = `${shownValue(diff.before)} → ${shownValue(diff.after)}`
   if ((keyword.length === 1 && key === 'nullable') || ASSERTIONS.has(key)) {
     report(comparison, operation, where, `${keyword.join('/')} ${values}`, assertionBreaks(diff, keyword, request))
@@ -76,24 +74,6 @@ export function classifySchemaChange (comparison: Comparison, diff: RawDiff, ope
   else if (key === 'multipleOf' && keyword.length === 1 && diff.action === 'replace') report(comparison, operation, where, `${key} ${values}`, multipleOfBreaks(diff, request))
   else if (TEXT_KEYS.has(key)) report(comparison, operation, where, `${key} ${actionWord(diff)} (text)`, false)
   else report(comparison, operation, where, `${keyword.join('/')} ${values}`, diff.type === 'breaking')
-}
-
-/**
- * Reports a request object's `additionalProperties` become `false`, by what the application's Ajv does with the fields
- * it no longer takes: `removeAdditional` `true` (Fastify's default) or `'failing'` drops them (a record's fields lost,
- * undeclared ones never the version's); `false` refuses them (400); `'all'` dropped every undeclared field already.
- */
-function closedObject (comparison: Comparison, diff: RawDiff, operation: string, where: string): void {
-  const record = typeof diff.before === 'object' && diff.before !== null
-  const { removeAdditional } = comparison.validation
-  const values = `additionalProperties ${shownValue(diff.before)} → false`
-  if (removeAdditional === 'all') {
-    report(comparison, operation, where, `${values}: fields no property declares were dropped already (Ajv's removeAdditional: 'all')`, false)
-  } else if (removeAdditional === false) {
-    report(comparison, operation, where, `${values}: ${record ? 'the fields it took' : 'undeclared fields'} are refused (400: Ajv's removeAdditional is off)`, true)
-  } else {
-    report(comparison, operation, where, `${values}: ${record ? 'the fields it took are dropped' : 'undeclared fields are dropped'} (refused where Ajv's removeAdditional is off)`, record)
-  }
 }
 
 /** JSON Schema assertions the diff library's OpenAPI rules do not judge by side (it calls every change of them harmless). */
@@ -164,6 +144,12 @@ function enumMemberChange (comparison: Comparison, diff: RawDiff, site: SchemaSi
     const added = at(comparison.saved, list) === undefined
     const shown = (document: unknown): string => shownValue(at(document, list))
     report(comparison, operation, where, `enum ${shown(comparison.saved)} → ${shown(comparison.current)}`, added ? request : !request)
+    return true
+  }
+  // A member's `const` dropped leaves it taking any value of the rest of its schema (`Type.String()`); one added narrows.
+  if (unionConst && diff.action !== 'replace') {
+    const removed = diff.action === 'remove'
+    report(comparison, operation, where, `const ${shownValue(value)} ${removed ? 'removed from a union member (widened)' : 'added to a union member (narrowed)'}`, removed !== request)
     return true
   }
   const name = (member: unknown): string => shownValue(isLiteralSchema(member) ? literalOf(member) : member)

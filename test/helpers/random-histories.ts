@@ -357,9 +357,13 @@ export function randomHistory (r: () => number): History {
   return { versions: versions.filter((v) => v.changes.length > 0) }
 }
 
-/** The orders application of history `h`; `items` replaces the pool (a twin with one change made otherwise). */
-export async function buildApp (h: History, items: PoolItem[] = pool) {
+/**
+ * The orders application of history `h`; `items` replaces the pool (a twin with one change made otherwise); `edit`
+ * changes HEAD's schemas before the version changes are made (a HEAD change with no version change).
+ */
+export async function buildApp (h: History, items: PoolItem[] = pool, edit?: (s: Schemas) => void) {
   const s = headSchemas()
+  edit?.(s)
   const shape: Shape = { street: 'street', zip: 'zip', getPath: '/orders/:id', number: 'number', brand: true }
   const versions: Version[] = []
   let head = new HeadVersion()

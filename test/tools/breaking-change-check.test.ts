@@ -14,6 +14,7 @@ import { everyKindOfApp } from '../helpers/every-kind-of-app'
 import { runOnApis } from '../../lib/tools/api-commands'
 import { endpoint, fastifyVersioner, versioned, Version, VersionBundle } from '../../plugin'
 import { changeClass } from '../helpers/version-changes'
+import { buildApp, randomHistory, rng, type Schemas } from '../helpers/random-histories'
 
 type Json = Record<string, any>
 
@@ -285,6 +286,34 @@ test('regression: a union of one-member enums (how documents write literals unde
   const replaced = compare(['admin', 'member'], ['admin', 'owner'])
   t.same(lines(replaced, true), ["2000-01-01 POST /users: request body /role: enum member 'member' removed"], 'replaced: one removed')
   t.same(lines(replaced, false), ["2000-01-01 POST /users: request body /role: enum member 'owner' added"], 'and one added')
+})
+
+test('regression: a union member that lost its const takes any value of its type (a response sending any string was a note)', async (t) => {
+  // `Type.Union([Type.Literal('active'), Type.Literal('closed')])` → `Type.Union([Type.Literal('active'), Type.String()])`.
+  const literal = (value: string): Json => ({ const: value, type: 'string' })
+  const status = (members: Json[]) => (d: Json): void => {
+    d.components.schemas.UserResource.properties.status = { anyOf: members }
+    d.components.schemas.UserCreateRequest.properties.plan = { anyOf: members }
+  }
+  const open = [literal('active'), { type: 'string' }]
+  const closed = [literal('active'), literal('closed')]
+  const cases: Array<[string, Json[], Json[], string[], string[]]> = [
+    ['a member\'s const removed', closed, open, ["2000-01-01 GET /users/{userId}: response 200 /status: const 'closed' removed from a union member (widened)",
+      "2000-01-01 POST /users: response 200 /status: const 'closed' removed from a union member (widened)"],
+    ["2000-01-01 POST /users: request body /plan: const 'closed' removed from a union member (widened)"]],
+    ['a member given a const', open, closed, ["2000-01-01 POST /users: request body /plan: const 'closed' added to a union member (narrowed)"],
+      ["2000-01-01 GET /users/{userId}: response 200 /status: const 'closed' added to a union member (narrowed)",
+        "2000-01-01 POST /users: response 200 /status: const 'closed' added to a union member (narrowed)"]]
+  ]
+  for (const [name, before, after, breaks, notes] of cases) {
+    const saved = baseDocument()
+    status(before)(saved)
+    const current = baseDocument()
+    status(after)(current)
+    const changes = compareDocuments('2000-01-01', saved, current)
+    t.same(lines(changes, true).sort(), breaks.sort(), `${name}: breaks`)
+    t.same(lines(changes, false).sort(), notes.sort(), `${name}: notes`)
+  }
 })
 
 test('regression: a change to one media type of a content map holding several names that media type', async (t) => {
@@ -844,7 +873,13 @@ test('regression: check judges a request as the app\'s Ajv setup validates it (r
     ['a query parameter integer → string', { querystring: query({ type: 'integer' }) }, { querystring: query({ type: 'string' }) }, { query: { n: '5' }, documented: [] },
       [[undefined, false]]],
     ['a body field integer → string', { body: object({ properties: { a: { type: 'integer' } } }) }, { body: object({ properties: { a: { type: 'string' } } }) },
-      { payload: { a: 5 }, documented: ['a'] }, [[undefined, false], [{ coerceTypes: false }, true]]]
+      { payload: { a: 5 }, documented: ['a'] }, [[undefined, false], [{ coerceTypes: false }, true]]],
+    // An undeclared field the schema of additionalProperties refuses is refused, 400 (was a note).
+    ['an open body given an additionalProperties schema', { body: object({}) }, { body: object({ additionalProperties: { type: 'integer' } }) },
+      { payload: { a: 'x', b: 'y' }, documented: ['a'] }, [[undefined, true], [{ removeAdditional: false }, true], [{ removeAdditional: 'all' }, false], [{ removeAdditional: 'failing' }, false]]],
+    ['a closed body given an additionalProperties schema', { body: object({ additionalProperties: false }) }, { body: object({ additionalProperties: { type: 'integer' } }) },
+      { payload: { a: 'x', b: 'y' }, documented: ['a'] }, [[undefined, true], [{ removeAdditional: 'all' }, false]]],
+    ['a closed body opened', { body: object({ additionalProperties: false }) }, { body: object({}) }, { payload: { a: 'x', b: 'y' }, documented: ['a'] }, [[undefined, false]]]
   ]
   for (const [name, before, after, request, setups] of cases) {
     for (const [ajv, breaking] of setups) {
@@ -860,6 +895,24 @@ test('regression: check judges a request as the app\'s Ajv setup validates it (r
       t.equal(lost, breaking, `${label}: on Fastify, ${lost ? 'refused or a field lost' : 'served with every documented field'}`)
     }
   }
+})
+
+test('regression: a response object\'s additionalProperties is judged by side (false added to a response broke)', async (t) => {
+  const fields = (d: Json): Json => d.components.schemas.UserResource
+  const saving = (value: unknown) => (d: Json): void => { fields(d).additionalProperties = value }
+  const none = (): void => {}
+  const cases: SidedCase[] = [
+    // The serializer writes the declared fields only: a response closed sends nothing fewer; one given a schema, new fields.
+    ['a response object closed', none, saving(false), false],
+    ['a response object given a schema for other fields', none, saving({ type: 'string' }), false],
+    // What `true` or a schema let the serializer write is dropped.
+    ['a response object open to anything closed', saving(true), saving(false), true],
+    ['a response record closed', saving({ type: 'string' }), saving(false), true],
+    ['a closed response object opened', saving(false), (d) => { delete fields(d).additionalProperties }, true],
+    ['a closed response object given a schema', saving(false), saving({ type: 'string' }), true],
+    ['a response record open to anything', saving({ type: 'string' }), (d) => { delete fields(d).additionalProperties }, true]
+  ]
+  judgeCases(t, cases)
 })
 
 test('checkDocuments reads the app\'s Ajv setup: an object closed breaks where removeAdditional is off', async (t) => {
@@ -956,6 +1009,27 @@ async function appServing (t: Teardown, versions: string[], withNickname: boolea
   return app
 }
 
+test('a HEAD change with no version change, in random histories: every saved version judged by side', async (t) => {
+  const head = async (seed: number, edit?: (s: Schemas) => void): Promise<FastifyInstance> => {
+    const { app } = await buildApp(randomHistory(rng(seed)), undefined, edit)
+    t.teardown(() => app.close())
+    await app.ready()
+    return app
+  }
+  for (const seed of [3, 4, 5]) {
+    const dir = await mkdtemp(join(tmpdir(), 'fastify-versioner-check-'))
+    t.teardown(() => rm(dir, { recursive: true, force: true }))
+    await exportDocuments(await head(seed), dir)
+    // Closed: the serializer wrote the declared fields only (it broke every response and payload that holds it).
+    const closed = await checkDocuments(await head(seed, (s) => { Object.assign(s.Address, { additionalProperties: false }) }), dir)
+    t.same(closed.breaks.map((change) => change.text), [], `${seed}: a response object closed is no break`)
+    t.ok(closed.notes.some((change) => change.place.startsWith('response 200')), `${seed}: but a note`)
+    const required = await checkDocuments(await head(seed, (s) => { Object.assign(s.Query.properties, { page: Type.Integer() }); s.Query.required = ['page'] }), dir)
+    t.ok(required.breaks.length > 0 && required.breaks.every((change) => change.kind === 'new required parameter'), `${seed}: a new required query parameter breaks`)
+    t.same(new Set(required.breaks.map((change) => change.version)), new Set(closed.compared.filter((version) => version !== 'unversioned')), `${seed}: in every version`)
+  }
+})
+
 test('checkDocuments compares every saved version with the app: removed versions break, new ones are notes', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'fastify-versioner-check-'))
   t.teardown(() => rm(dir, { recursive: true, force: true }))
@@ -994,6 +1068,28 @@ async function adoptingApp (t: Teardown, options: { ordersVersioned: boolean, de
   await app.ready()
   return app
 }
+
+test('regression: a route with no parameters that gains a required one breaks (it was "parameters: add (non-breaking)")', async (t) => {
+  // An unversioned route (no version header) documents no parameters until it gets one.
+  const appWith = async (parameters: Json): Promise<FastifyInstance> => {
+    const app = Fastify()
+    t.teardown(() => app.close())
+    await app.register(fastifyVersioner, { versions: bundleOf(['2000-01-01']) })
+    app.get('/health', { schema: parameters }, async () => ({ ok: true }))
+    await app.ready()
+    return app
+  }
+  const dir = await mkdtemp(join(tmpdir(), 'fastify-versioner-check-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  await exportDocuments(await appWith({}), dir)
+  const required = await checkDocuments(await appWith({ querystring: Type.Object({ probe: Type.String() }), headers: Type.Object({ 'x-zone': Type.Optional(Type.String()) }) }), dir)
+  t.same(required.breaks.map((change) => change.text), ['unversioned GET /health: query parameter probe: new required parameter'])
+  t.same(required.notes.map((change) => change.text), ['unversioned GET /health: header parameter x-zone: new optional parameter'])
+  // And the reverse: every parameter removed names each.
+  const saved = consumerDocument()
+  saved.paths['/users'].post.parameters = [{ in: 'query', name: 'dryRun', schema: { type: 'boolean' } }]
+  t.same(lines(consumerChanges((d) => { delete d.paths['/users'].post.parameters }, saved), true), ['2000-01-01 POST /users: query parameter dryRun: removed'])
+})
 
 test('regression: an unversioned route moved into versioned(...) and served to requests naming no version by the default is no "endpoint removed"', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'fastify-versioner-check-'))
