@@ -45,6 +45,22 @@ function nullableAsType (node: JsonObject): JsonObject {
 }
 
 /**
+ * A schema node as `@fastify/swagger` writes a route's (its conversion is not exported): `nullable` as a type, `const`
+ * as a one-member `enum`, `contentEncoding` as a `format` (`byte`, `binary`), `patternProperties` as
+ * `additionalProperties` (the first pattern's schema). A schema a webhook and a route share is then one component,
+ * whichever wrote it last: a webhook added to a schema changed nothing of the route's (`check` had reported a break).
+ */
+function swaggerForm (node: JsonObject): JsonObject {
+  const { const: constant, contentEncoding, patternProperties, ...rest } = nullableAsType(node)
+  if (constant === undefined && contentEncoding === undefined && patternProperties === undefined) return nullableAsType(node)
+  const form: JsonObject = { ...rest }
+  if (constant !== undefined) form.enum = [constant]
+  if (contentEncoding === 'base64' || contentEncoding === 'binary') form.format = contentEncoding === 'base64' ? 'byte' : 'binary'
+  if (isSchemaObject(patternProperties)) form.additionalProperties = Object.values(patternProperties)[0] as Json
+  return form
+}
+
+/**
  * A schema `@fastify/swagger` did not see (a webhook payload) in document form: named subschemas become component
  * references, after `prepare` (`VersionExamples.at`).
  */
@@ -55,7 +71,7 @@ export function componentize (schema: TSchema, components: JsonObject, generatio
     if (source !== undefined && !defined.has(name)) {
       defined.add(name)
       components[name] = {}
-      const { $id: _id, ...fields } = nullableAsType(source())
+      const { $id: _id, ...fields } = swaggerForm(source())
       components[name] = Object.fromEntries(Object.entries(fields).map(([key, value]) => [key, mapJson(value, replace)]))
     }
     return { $ref: `${COMPONENTS}${name}` }
@@ -66,7 +82,7 @@ export function componentize (schema: TSchema, components: JsonObject, generatio
       return define(componentName(node.$ref, generation), target === undefined ? undefined : () => prepare(target) as unknown as JsonObject)
     }
     if (typeof node.$id === 'string') return define(componentName(node.$id, generation), () => node)
-    const converted = nullableAsType(node)
+    const converted = swaggerForm(node)
     return converted === node ? undefined : mapJson(converted, replace)
   }
   return mapJson(prepare(schema), replace)

@@ -1402,6 +1402,30 @@ test('a webhook marked onlyExistsInOlderVersions: check reports it removed from 
     'removed in a saved version: a break there, none in 2000-01-01 which still has it')
 })
 
+test('regression: a webhook added to carry a route\'s schema (a record, literals, base64 text) changes nothing of the route\'s: check reports the new webhook only', async (t) => {
+  // The webhook's payload was written in its own form (patternProperties, const, contentEncoding) over the component
+  // @fastify/swagger wrote for the route (additionalProperties, enum, format): check reported the route's record and
+  // text changed, a break, for adding a webhook.
+  const dir = await mkdtemp(join(tmpdir(), 'fastify-versioner-check-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  const Stock = Type.Object({
+    counts: Type.Record(Type.String(), Type.Integer()), kind: Type.Literal('stock'), blob: Type.String({ contentEncoding: 'base64' })
+  }, { $id: 'Stock' })
+  const appWith = async (webhook: boolean): Promise<FastifyInstance> => {
+    const app = await versionedApp(t, bundleOf(['2001-01-01', '2000-01-01']), async (api) => {
+      api.get('/stock', { schema: { response: { 200: Stock } } }, async () => ({ counts: {}, kind: 'stock' as const, blob: '' }))
+    }, { beforeRoutes: (instance) => { if (webhook) instance.versioner.webhooks.add({ name: 'stock.changed', body: Stock }) } })
+    await app.ready()
+    return app
+  }
+  await exportDocuments(await appWith(false), dir)
+  const result = await checkDocuments(await appWith(true), dir)
+  t.same(result.breaks.map((change) => change.text), [], 'no break')
+  t.same(result.notes.map((change) => change.text), ['2000-01-01 webhook stock.changed: new webhook', '2001-01-01 webhook stock.changed: new webhook'])
+  const document = (await appWith(true)).versioner.openapi('2001-01-01') as { components: { schemas: Record<string, Record<string, unknown>> } }
+  t.match(document.components.schemas.Stock, { properties: { counts: { additionalProperties: { type: 'integer' } }, kind: { enum: ['stock'] }, blob: { format: 'byte' } } })
+})
+
 test('regression: upgrading the package, its changelog endpoint\'s new entry types are notes, not breaks of the app', async (t) => {
   // test/fixtures/saved-documents/unversioned.json: written by an older release's `export` (one line), before the
   // changelog endpoint's entries had the type 'schema.attributes.changed'. That enum member, added by the package,
