@@ -9,7 +9,12 @@
  * - `null`: `null` wherever the schema allows it;
  * - `negative`: negative numbers (made positive), with such a fraction (`-4.35`);
  * - `large`: strings as long as the schema allows (1,000 characters without `maxLength`: a string cut), numbers
- *   beyond 32 bits (or the schema's maximum).
+ *   beyond 32 bits (or the schema's maximum);
+ * - `items`: the values of `spaces`, but the first item of every list is an `empty` one as bare as its schema allows
+ *   (`null` where allowed, `''`, `0`, `false`, `{}` or an object of its required fields only, a list of `minItems`):
+ *   `['', 'zq000001 Łódź 🙂zq000001']`, `[[], [0, 19.99]]`. A converter filtering falsy or empty items
+ *   (`filter(Boolean)`) meets them, and a round trip brings the list back shorter; the items stay distinct (two
+ *   entries with one key are one in a map).
  * A string with a `pattern` (no sentinel) that takes numbers written as text (an amount `'19.99'`, an id `'101'`) is
  * the boundary's number as text: `'19.99'`, `'0101'` (a leading zero), `'0.00'`, `'-4.35'`, past 2^53 for `large` (a
  * converter parsing it meets what the numbers meet, and loses the zero); for `empty`, it is `''` where its pattern
@@ -22,10 +27,10 @@ import { exampleOf, type JsonSchema } from '../values/examples'
 import { patternOf, type FormatPatterns } from '../values/string-examples'
 
 /** One boundary of the examples (see the module comment). */
-export type Boundary = 'spaces' | 'empty' | 'null' | 'negative' | 'large'
+export type Boundary = 'spaces' | 'empty' | 'null' | 'negative' | 'large' | 'items'
 
 /** The boundaries, in the order their examples are replayed. */
-export const BOUNDARIES: readonly Boundary[] = ['spaces', 'empty', 'null', 'negative', 'large']
+export const BOUNDARIES: readonly Boundary[] = ['spaces', 'empty', 'null', 'negative', 'large', 'items']
 
 /** The keys of the entries generated for a record (`additionalProperties` or `patternProperties`): its entries are alike. */
 export const RECORD_KEYS: readonly string[] = ['extraOne', 'extraTwo']
@@ -126,8 +131,8 @@ export function allowsNull (node: JsonSchema): boolean {
 }
 
 /**
- * The length of a list at a boundary: `minItems` for `empty`, else two items for `spaces` and one for the others
- * (within its bounds).
+ * The length of a list at a boundary: `minItems` for `empty`, else two items for `spaces` and `items`, one for the
+ * others (within its bounds).
  * @example
  * ```ts
  * boundaryLength({ type: 'array', minItems: 1 }, 'empty') // 1
@@ -137,7 +142,7 @@ export function boundaryLength (node: JsonSchema, boundary: Boundary): number {
   const min = typeof node.minItems === 'number' ? node.minItems : 0
   const max = typeof node.maxItems === 'number' ? node.maxItems : Infinity
   if (boundary === 'empty') return min
-  return Math.max(min, Math.min(max, boundary === 'spaces' ? 2 : 1))
+  return Math.max(min, Math.min(max, boundary === 'spaces' || boundary === 'items' ? 2 : 1))
 }
 
 /**
@@ -168,7 +173,7 @@ function boundaryString (node: JsonSchema, boundary: Boundary | undefined, token
   const min = typeof node.minLength === 'number' ? node.minLength : 0
   const max = typeof node.maxLength === 'number' ? node.maxLength : Infinity
   if (boundary === 'empty' && min === 0) return undefined
-  const base = boundary === 'spaces' && [...spaced(token)].length <= max ? spaced(token) : token
+  const base = (boundary === 'spaces' || boundary === 'items') && [...spaced(token)].length <= max ? spaced(token) : token
   const length = boundary === 'large' ? Math.max(min, Math.min(max, LONG)) : min
   const extra = length - [...base].length
   return extra > 0 ? base + 'q'.repeat(extra) : base
@@ -218,6 +223,7 @@ export function sentinelFor (node: JsonSchema, count: number, boundary: Boundary
  */
 const NUMERIC_TEXTS: Readonly<Record<Boundary, readonly string[]>> = {
   spaces: ['19.99', '0101', '101'],
+  items: ['19.99', '0101', '101'],
   empty: ['0.00', '0'],
   null: [],
   negative: ['-4.35', '-101'],

@@ -72,6 +72,8 @@ interface Builder {
   readonly holds: Map<JsonSchema, boolean>
   /** For a boundary example: the boundary, and how many numbers it holds so far (each one differs). */
   readonly boundary?: { readonly at: Boundary, numbers: number }
+  /** For the first item of a list at the `items` boundary (at `empty`): as bare as its schema allows (`null`, `{}`, `[]`). */
+  readonly bare?: boolean
   /** For an example of a literal: the literal, and whether some string node accepts it. */
   readonly literal?: { readonly value: string, placed: boolean }
 }
@@ -80,10 +82,8 @@ function membersOf (node: JsonSchema): unknown[] | undefined {
   if (Array.isArray(node.enum) && node.enum.length > 0) return node.enum
   if ('const' in node) return [node.const]
   const union = node.anyOf ?? node.oneOf
-  if (Array.isArray(union) && union.length > 0 && union.every((member) => typeof member === 'object' && member !== null && 'const' in member)) {
-    return union.map((member) => (member as JsonSchema).const)
-  }
-  return undefined
+  const constants = Array.isArray(union) && union.length > 0 && union.every((member) => typeof member === 'object' && member !== null && 'const' in member)
+  return constants ? union.map((member) => (member as JsonSchema).const) : undefined
 }
 
 /** True when `node` holds the forced enum node somewhere (through `$ref`s too). */
@@ -119,13 +119,12 @@ function objectArbitrary (builder: Builder, node: JsonSchema, depth: number): Ar
   const { fc } = builder
   const properties = (typeof node.properties === 'object' && node.properties !== null ? node.properties : {}) as Record<string, unknown>
   const required = new Set(Array.isArray(node.required) ? node.required as string[] : [])
-  const shape: Record<string, Arbitrary> = {}
-  const requiredKeys: string[] = []
+  const [shape, requiredKeys, inner]: [Record<string, Arbitrary>, string[], Builder] = [{}, [], { ...builder, bare: false }]
   for (const name of Object.keys(properties)) {
     const sub = properties[name]
     const forcedHere = holdsForced(builder, sub)
-    if (!required.has(name) && !forcedHere && depth > MAX_DEPTH) continue
-    setOwn(shape, name, arbitraryOf(builder, sub, depth + 1))
+    if (!required.has(name) && !forcedHere && (depth > MAX_DEPTH || builder.bare === true)) continue
+    setOwn(shape, name, arbitraryOf(inner, sub, depth + 1))
     if (required.has(name) || forcedHere || builder.boundary !== undefined || builder.literal !== undefined) requiredKeys.push(name)
   }
   for (const name of required) if (!Object.hasOwn(shape, name)) setOwn(shape, name, fc.constant({ [kLeaf]: {} }))
@@ -133,7 +132,7 @@ function objectArbitrary (builder: Builder, node: JsonSchema, depth: number): Ar
   const extra = typeof node.additionalProperties === 'object' ? node.additionalProperties : Object.values((node.patternProperties ?? {}) as object)[0]
   if (typeof extra !== 'object' || extra === null || depth > MAX_DEPTH) return record
   const keys = builder.boundary === undefined ? { maxKeys: 2 } : builder.boundary.at === 'empty' ? { maxKeys: 0 } : { minKeys: 1, maxKeys: 1 }
-  const entries = fc.dictionary(fc.constantFrom(...RECORD_KEYS), arbitraryOf(builder, extra, depth + 1), keys)
+  const entries = fc.dictionary(fc.constantFrom(...RECORD_KEYS), arbitraryOf(inner, extra, depth + 1), keys)
   return fc.tuple(record, entries).map(([own, more]) => ({ ...more as object, ...own as object }))
 }
 
@@ -142,16 +141,17 @@ function arrayArbitrary (builder: Builder, node: JsonSchema, depth: number): Arb
   const tuple = Array.isArray(node.prefixItems) ? node.prefixItems : Array.isArray(node.items) ? node.items : undefined
   if (tuple !== undefined) return fc.tuple(...(tuple as unknown[]).map((item) => arbitraryOf(builder, item, depth + 1)))
   const min = typeof node.minItems === 'number' ? node.minItems : 0
-  const max = typeof node.maxItems === 'number' ? node.maxItems : min + 3
   const floor = holdsForced(builder, node.items) || builder.literal !== undefined ? Math.max(min, 1) : min
   if (depth > MAX_DEPTH && min === 0) return fc.constant([])
   if (builder.boundary !== undefined) {
     const length = builder.boundary.at === 'empty' ? floor : Math.max(floor, boundaryLength(node, builder.boundary.at))
-    // Without duplicates: an arbitrary per item (each boundary integer differs), and the items still alike kept once.
-    if (node.uniqueItems === true) return fc.tuple(...Array.from({ length }, () => arbitraryOf(builder, node.items, depth + 1))).map((items) => distinctItems(items, itemKey()))
-    return fc.array(arbitraryOf(builder, node.items, depth + 1), { minLength: length, maxLength: length })
+    // Without duplicates (or at `items`, the first bare): an arbitrary per item (boundary integers differ), alike kept once.
+    if (node.uniqueItems !== true && builder.boundary.at !== 'items') return fc.array(arbitraryOf(builder, node.items, depth + 1), { minLength: length, maxLength: length })
+    const first: Builder = builder.boundary.at === 'items' ? { ...builder, boundary: { at: 'empty', numbers: 0 }, bare: true } : builder
+    const items = Array.from({ length }, (_, index) => arbitraryOf(index === 0 ? first : builder, node.items, depth + 1))
+    return fc.tuple(...items).map((made) => node.uniqueItems === true ? distinctItems(made, itemKey()) : made)
   }
-  const [item, length] = [arbitraryOf(builder, node.items, depth + 1), { minLength: floor, maxLength: Math.max(floor, Math.min(max, min + 3)) }]
+  const [item, length] = [arbitraryOf(builder, node.items, depth + 1), { minLength: floor, maxLength: Math.max(floor, Math.min(typeof node.maxItems === 'number' ? node.maxItems : min + 3, min + 3)) }]
   if (builder.literal === undefined) return fc.array(item, length)
   // A literal in the first item only: items alike with one key are one entry in a map (a client's duplicate, no branch).
   return fc.tuple(item, fc.array(arbitraryOf({ ...builder, literal: undefined }, node.items, depth + 1), { minLength: length.minLength - 1, maxLength: length.maxLength - 1 })).map(([first, more]) => [first, ...more])
@@ -175,7 +175,7 @@ function itemKey (): (item: unknown) => string {
 function boundaryMembers (builder: Builder, members: unknown[]): unknown[] {
   if (builder.boundary === undefined) return members
   const taking = (member: unknown): boolean => allowsNull(asNode(member, builder.options.resolveRef) ?? {})
-  const picked = members.filter((member) => taking(member) === (builder.boundary?.at === 'null'))
+  const picked = members.filter((member) => taking(member) === (builder.boundary?.at === 'null' || builder.bare === true))
   return picked.length > 0 ? picked : members
 }
 
@@ -190,8 +190,7 @@ function arbitraryOf (builder: Builder, schema: unknown, depth: number): Arbitra
     if (builder.forced?.node === node) return fc.constant({ [kChoice]: node, value: builder.forced.value })
     return fc.constantFrom(...members).map((value) => ({ [kChoice]: node, value }))
   }
-  const nulls = builder.boundary?.at === 'null'
-  if (nulls && allowsNull(node)) return fc.constant(null)
+  if ((builder.boundary?.at === 'null' || builder.bare === true) && allowsNull(node)) return fc.constant(null)
   const union = (node.anyOf ?? node.oneOf) as unknown[] | undefined
   if (Array.isArray(union) && union.length > 0) {
     const toward = union.filter((member) => holdsForced(builder, member))
@@ -208,7 +207,7 @@ function arbitraryOf (builder: Builder, schema: unknown, depth: number): Arbitra
       : { [kLeaf]: node, boundary: builder.boundary?.at })
     case 'integer': return numberArbitrary(builder, node, true)
     case 'number': return numberArbitrary(builder, node, false)
-    case 'boolean': return builder.boundary === undefined ? fc.boolean() : fc.constant(builder.boundary.at === 'spaces' || builder.boundary.at === 'large')
+    case 'boolean': return builder.boundary === undefined ? fc.boolean() : fc.constant(builder.boundary.at !== 'empty' && builder.boundary.at !== 'null' && builder.boundary.at !== 'negative')
     case 'null': return fc.constant(null)
     case 'array': return arrayArbitrary(builder, node, depth)
     case 'object': return objectArbitrary(builder, node, depth)

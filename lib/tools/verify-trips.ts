@@ -13,7 +13,8 @@ import type { SchemaGeneration } from '../schemas/generation'
 import type { RequestPart } from '../routes/version-plan'
 import type { ShapeWalk } from '../values/shape-walk'
 import { copyJson } from '../serve/step-runner'
-import { followedValues, pointerOfPath, type FollowedValue, type Pairings, type RefResolver } from './data-flow'
+import { followedValues, pointerOfPath, schemaAt, type FollowedValue, type Pairings, type PathKey, type RefResolver } from './data-flow'
+import { lostItems, type LostItems } from './round-trip-lists'
 import { echoResponse, type EchoedResponse } from './echo-response'
 import { arrives, deliveredStrings } from './sentinel-arrival'
 import type { GeneratedExample } from './example-generation'
@@ -58,21 +59,30 @@ interface EchoTarget {
   readonly coverage: Coverage
 }
 
+/** One round trip: what went up, the response it comes back in, and HEAD's echo of it. */
+interface Trip { readonly sent: SentUp, readonly echo: EchoTarget, readonly echoed: EchoedResponse, readonly head: unknown }
+
 /**
- * The values of what went up at `level` (`up`, a request body) compared with what came down at `level` (a response
- * body): those that reached HEAD at a place the response echoes, each with its place in the response at `level`.
+ * What went up at `level` (`up`, a request body) compared with what came down at `level` (`down`, a response body):
+ * the values that reached HEAD at a place the response echoes must come back equal at their place in the response
+ * at `level`, and its lists with every item (./round-trip-lists.ts).
  */
-function comparedAt (env: TripEnvironment, trip: { sent: SentUp, echo: EchoTarget, echoed: EchoedResponse }, level: number, up: unknown): FollowedValue[] {
+function differenceAt (env: TripEnvironment, trip: Trip, level: number, up: unknown, down: unknown): ReturnType<typeof changedValue> | LostItems {
   const lineage = { generation: env.generation, resolveRef: env.resolveRef, pairings: env.pairings }
-  const down = new Map(followedValues({ ...lineage, from: 0, to: level }, trip.echo.headSchema, trip.echoed.body, true).map((value) => [JSON.stringify(value.from), value]))
+  const downward = followedValues({ ...lineage, from: 0, to: level }, trip.echo.headSchema, trip.echoed.body, true)
+  const upward = followedValues({ ...lineage, from: level, to: 0 }, trip.sent.headSchema, up, true)
+  const byPlace = new Map(downward.map((value) => [JSON.stringify(value.from), value]))
   const compared: FollowedValue[] = []
-  for (const value of followedValues({ ...lineage, from: level, to: 0 }, trip.sent.headSchema, up, true)) {
+  for (const value of upward) {
     const place = JSON.stringify(value.to)
-    const there = trip.echoed.echoed.has(place) ? down.get(place) : undefined
+    const there = trip.echoed.echoed.has(place) ? byPlace.get(place) : undefined
     // Retyped on one side only: the version takes one type and answers another (a string sent, a number read back).
     if (there !== undefined && there.sameType === value.sameType) compared.push({ from: value.from, to: there.to, sameType: value.sameType })
   }
-  return compared
+  const unique = (path: readonly PathKey[]): boolean => schemaAt(trip.sent.headSchema, trip.head, path, env.resolveRef)?.uniqueItems === true
+  // A list short of items first: its items after the one lost are compared with others by place.
+  return lostItems({ up: upward, down: downward, echoed: trip.echoed.echoed, sent: up, head: trip.echoed.body, returned: down, unique }) ??
+    changedValue(compared, up, down)
 }
 
 /**
@@ -95,13 +105,12 @@ export async function verifyRoundTrip (env: TripEnvironment, echo: EchoTarget, s
   const result = await replayExample(env, { ...target, data: { body: copyJson(echoed.body) }, required: new Map(), trail: down })
   // A response that fails going down is the response side's finding.
   if (result === undefined || !('body' in result)) return
-  const trip = { sent, echo, echoed }
-  const difference = changedValue(comparedAt(env, trip, target.level, sent.body), sent.body, result.body)
+  const trip = { sent, echo, echoed, head: body }
+  const difference = differenceAt(env, trip, target.level, sent.body, result.body)
   if (difference === undefined) return
   let level = target.level
   for (let at = 1; at < target.level && level === target.level; at++) {
-    const up = sent.trail.get(at)?.body
-    if (changedValue(comparedAt(env, trip, at, up), up, down.get(at)?.body) !== undefined) level = at
+    if (differenceAt(env, trip, at, sent.trail.get(at)?.body, down.get(at)?.body) !== undefined) level = at
   }
   const converters = [...sent.trail.get(level - 1)?.converters ?? [], ...down.get(level)?.converters ?? []]
   const status = target.part.slice('response '.length)
@@ -110,8 +119,11 @@ export async function verifyRoundTrip (env: TripEnvironment, echo: EchoTarget, s
     kind: 'round trip',
     part: target.part,
     pointer: from,
-    message: `the value sent at ${from} does not come back in the ${status} response${to === from ? '' : ` (at ${to})`}: ${shown(difference.value)} ${difference.became}`,
+    message: 'list' in difference
+      ? `the list sent at ${from} does not come back whole in the ${status} response${to === from ? '' : ` (at ${to})`}: ${shown(difference.list)} ${difference.became}`
+      : `the value sent at ${from} does not come back in the ${status} response${to === from ? '' : ` (at ${to})`}: ${shown(difference.value)} ${difference.became}`,
     value: difference.value,
+    ...(difference.fix === undefined ? {} : { fix: difference.fix }),
     converters: [...new Set(converters)],
     step: level - 1,
     reached: level

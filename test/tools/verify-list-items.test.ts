@@ -3,10 +3,10 @@
 // every item's value must get there. A converter that keeps the first item and drops the rest is found; one whose
 // version can show a single item, or that leaves out the items the version cannot show, is not.
 import { test } from 'tap'
-import { Type } from '@sinclair/typebox'
+import { Type, type TSchema } from '@sinclair/typebox'
 import {
   ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, enumeration, HeadVersion, schema, Version, VersionBundle,
-  VersionChange, type RequestInfo, type ResponseInfo
+  VersionChange, type RequestInfo, type ResponseInfo, type VersionChangeClass
 } from '../../plugin'
 import { verify } from '../../tools'
 import { versionedApp } from '../helpers/apps'
@@ -133,4 +133,73 @@ test('a map (a record) and a list of entries are alike items: a converter keepin
     'GET /products/:id 2000-01-01 response lost response 200/metadata/* after MetadataIsAMap (2001-01-01) by MetadataIsAMap.toList'
   ])
   t.match(findings[1].message, /^the value at \/metadata\/\* in HEAD does not reach 2000-01-01: 'zq\w+[^']*' \(entry extraTwo\) is found nowhere, where 'zq\w+[^']*' \(entry extraOne\) arrives$/)
+})
+
+/** A version change renaming the list `name` (it was `from`, of `type`), whose request converter keeps what `keep` keeps. */
+function renamedList<T> (target: TSchema, name: string, from: string, keep: (items: T[]) => T[], type?: TSchema): VersionChangeClass {
+  class ListRenamed extends VersionChange {
+    description = `${name} was ${from}.`
+    instructionsToMigrateToPreviousVersion = [schema(target).field(name).had(type === undefined ? { name: from } : { name: from, type })]
+
+    @ConvertRequestToNextVersionFor(target)
+    up (request: RequestInfo) {
+      const { [from]: items, ...rest } = request.body as Record<string, T[]>
+      request.body = { ...rest, [name]: keep(items) }
+    }
+
+    @ConvertResponseToPreviousVersionFor(target)
+    down (response: ResponseInfo) {
+      const { [name]: items, ...rest } = response.body as Record<string, T[]>
+      response.body = { ...rest, [from]: items }
+    }
+  }
+  return ListRenamed
+}
+
+test('a request converter dropping falsy or empty items (0, \'\', {}, a row\'s zeros) is found by the round trip: the old client\'s list comes back shorter', async (t) => {
+  // Before: the boundary examples held no falsy item in a list (the empty boundary's lists are empty), and the round
+  // trip compared only the places HEAD's echo held: an item that never reached HEAD had none, and verify passed.
+  const Post = Type.Object({ id: Type.String(), labels: Type.Array(Type.String()) }, { $id: 'Post' })
+  const posts = await appWith(t, renamedList<string>(Post, 'labels', 'tags', (items) => items.filter((s) => s !== '')), (api) => {
+    api.post('/posts', { schema: { body: Post, response: { 200: Post } } }, async (request) => request.body)
+  })
+  const served = await posts.inject({ method: 'POST', url: '/posts', headers: { 'x-api-version': '2000-01-01' }, payload: { id: 'p1', tags: ['', 'news'] } })
+  t.same(served.json().tags, ['news'], 'the old client\'s empty tag is lost')
+  const findings = await verify(posts, { examples: 1 })
+  t.same(summary(findings), ['POST /posts 2000-01-01 response round trip response 200/tags after ListRenamed (2001-01-01) by ListRenamed.up,ListRenamed.down'])
+  t.match(findings[0].message, /^the list sent at \/tags does not come back whole in the 200 response: \['', '(zq\w+ Łódź 🙂zq\w+)'\] comes back as \['\1'\], without '' \(1 of its 2 items\)$/)
+  t.match(findings[0].fix, /keep every item of the list \(filter\(Boolean\) drops 0/)
+
+  const Order = Type.Object({
+    id: Type.String(),
+    quantities: Type.Array(Type.Integer({ minimum: 0 })),
+    lines: Type.Array(Type.Object({ note: Type.Optional(Type.String()) })),
+    grid: Type.Array(Type.Array(Type.Number()))
+  }, { $id: 'Order' })
+  const cases: Array<[string, VersionChangeClass, string]> = [
+    ['quantities', renamedList<number>(Order, 'quantities', 'amounts', (items) => items.filter(Boolean)), '/amounts'],
+    ['lines', renamedList<object>(Order, 'lines', 'items', (items) => items.filter((item) => Object.keys(item).length > 0)), '/items'],
+    ['grid', renamedList<number[]>(Order, 'grid', 'rows', (rows) => rows.map((row) => row.filter(Boolean))), '/rows/*']
+  ]
+  for (const [name, change, pointer] of cases) {
+    const app = await appWith(t, change, (api) => {
+      api.post('/orders', { schema: { body: Order, response: { 200: Order } } }, async (request) => request.body)
+    })
+    t.same((await verify(app, { examples: 1 })).map((finding) => `${finding.kind} ${finding.pointer}`), [`round trip ${pointer}`], name)
+  }
+})
+
+test('no finding for duplicates merged where HEAD\'s list declares uniqueItems; found where it takes duplicates', async (t) => {
+  const Color = Type.Union([Type.Literal('red'), Type.Literal('blue')])
+  const Palette = Type.Object({ id: Type.String(), colors: Type.Array(Color) }, { $id: 'Palette' })
+  const Unique = Type.Object({ id: Type.String(), colors: Type.Array(Color, { uniqueItems: true }) }, { $id: 'Palette' })
+  // The version's shades took duplicates; HEAD's colors, in Unique, take none.
+  const appOf = async (target: TSchema, keep: (items: string[]) => string[]) => await appWith(t, renamedList<string>(target, 'colors', 'shades', keep, target === Unique ? Type.Array(Color) : undefined), (api) => {
+    api.post('/palettes', { schema: { body: target, response: { 200: target } } }, async (request) => request.body)
+  })
+  t.same(summary(await verify(await appOf(Palette, (items) => items), { examples: 20 })), [], 'kept')
+  t.same(summary(await verify(await appOf(Unique, (items) => [...new Set(items)]), { examples: 20 })), [], 'deduplicated, HEAD taking no duplicates')
+  const findings = await verify(await appOf(Palette, (items) => [...new Set(items)]), { examples: 20 })
+  t.same(summary(findings), ['POST /palettes 2000-01-01 response round trip response 200/shades after ListRenamed (2001-01-01) by ListRenamed.up,ListRenamed.down'], 'deduplicated, HEAD taking duplicates: found')
+  t.match(findings[0].message, /^the list sent at \/shades does not come back whole in the 200 response: \[.*\] comes back as \[.*\], without '(red|blue)' \(\d of its \d items\)$/)
 })
