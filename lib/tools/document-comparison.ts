@@ -9,7 +9,7 @@
  * @module
  */
 import { toolLibrary } from './tool-library'
-import { fastifyAjv, type AppAjvSetup } from '../core/strict-validator'
+import { fastifyAjv, type AjvInstance, type AppAjvSetup } from '../core/strict-validator'
 import { isDeepStrictEqual } from 'node:util'
 import { comparableDocuments, isWebhookItem, itemName, METHODS, operationName, responseName } from './comparable-documents'
 import { documentDiffs } from './document-diff'
@@ -38,7 +38,9 @@ export function compareComparable (version: string, saved: unknown, current: unk
   const [owned, answered] = withPluginAnsweredStatuses(comparableSaved, ranged)
   const [before, after] = withSchemaRefsAligned(comparableSaved, owned)
   const diffs = documentDiffs(before, after)
-  const comparison: Comparison = { version, saved: before, current: after, renames: pairRenames(diffs), result: [], validation: requestValidation(ajv) }
+  let strict: AjvInstance | undefined
+  const strictAjv = (): AjvInstance => (strict ??= fastifyAjv({ strict: false, coerceTypes: false, useDefaults: false, removeAdditional: false, validateSchema: false, logger: false }, ajv))
+  const comparison: Comparison = { version, saved: before, current: after, renames: pairRenames(diffs), result: [], validation: requestValidation(ajv), strictAjv }
   for (const { item, method, status, range } of covered) {
     report(comparison, operationName(item, method), responseName(status), `now documented under ${range}, the range covering it`, false)
   }

@@ -1,12 +1,12 @@
 /**
- * Places in OpenAPI documents, for `check`: the change record and a comparison in progress, JSON paths and
- * pointers into a document (local `$ref`s followed, own keys only), where a change inside an operation is, and the
- * keywords that are only text.
+ * Places in OpenAPI documents, for `check`: the change record and a comparison in progress, JSON paths and pointers
+ * into a document (local `$ref`s followed, own keys only), where a change inside an operation is, text-only keywords.
  * @module
  */
 import type { Diff as RawDiff } from 'api-smart-diff'
 import { setOwn } from '../core/own-properties'
 import { pointerKey, pointerSegment } from '../core/json-schema'
+import type { AjvInstance } from '../core/strict-validator'
 import { mediaName, responseName } from './comparable-documents'
 import { printable } from './terminal-text'
 import { literal } from './type-printer'
@@ -20,11 +20,11 @@ export interface DocumentChange {
   /** Where: `request body /address`, `response 200 /addresses/*`, `query parameter limit`, `payload /amount`, or `''`. */
   readonly place: string
   /**
-   * What happened: `removed`, `renamed to <name>`, `type 'string' → 'integer'`, `became required`, `became
-   * optional`, `enum member 'b' removed`, `minimum 1 → 100`, `status removed`, `endpoint removed`, `webhook
-   * removed`, `no longer accepts '2000-01-01'` (the version parameter), `version removed` (breaks); `new version`,
-   * `new endpoint`, `new webhook`, `new optional field`, `new field`, `new header`, `new status`, `enum member 'c'
-   * added`, `summary changed (text)`… (notes). A keyword's values are shown on both sides, `(none)` where it is absent.
+   * What happened: `removed`, `renamed to <name>`, `type 'string' → 'integer'`, `became required`, `became optional`,
+   * `enum member 'b' removed`, `minimum 1 → 100`, `status removed`, `endpoint removed`, `webhook removed`, `no longer
+   * accepts '2000-01-01'` (the version parameter), `version removed` (breaks); `new version`, `new endpoint`, `new
+   * webhook`, `new optional field`, `new field`, `new header`, `new status`, `enum member 'c' added`, `summary changed
+   * (text)`… (notes). A keyword's values are shown on both sides, `(none)` where it is absent.
    */
   readonly kind: string
   /** True when clients of the version would break. */
@@ -69,6 +69,8 @@ export interface Comparison {
   readonly renames: Renames
   readonly result: DocumentChange[]
   readonly validation: RequestValidation
+  /** The application's Ajv as Fastify sets it up, nothing coerced, defaulted or removed (made on first use). */
+  readonly strictAjv: () => AjvInstance
 }
 
 /**

@@ -7,6 +7,7 @@
 import { pointerSegment } from '../core/json-schema'
 import { ACCEPTS_VERSION } from './comparable-documents'
 import { additionalPropertiesChange } from './additional-properties'
+import { allowedStill } from './finite-values'
 import {
   actionWord, at, dataPointer, report, shownValue, TEXT_KEYS,
   type Comparison, type JsonPath, type Place, type RawDiff
@@ -52,6 +53,10 @@ export function classifySchemaChange (comparison: Comparison, diff: RawDiff, ope
     return
   }
   if (enumMemberChange(comparison, diff, { operation, where, request, keyword, schemaPath: place.schemaPath })) return
+  if (!TEXT_KEYS.has(key) && key !== 'const' && key !== '$ref' && allowedStill(comparison, diff, keyword, request)) {
+    report(comparison, operation, where, `${keyword.join('/')} ${shownValue(diff.before)} → ${shownValue(diff.after)} (${stillWords(request)})`, false)
+    return
+  }
   if (key === '$ref') {
     report(comparison, operation, where, 'type changed', true)
     return
@@ -75,6 +80,9 @@ export function classifySchemaChange (comparison: Comparison, diff: RawDiff, ope
   else if (TEXT_KEYS.has(key)) report(comparison, operation, where, `${key} ${actionWord(diff)} (text)`, false)
   else report(comparison, operation, where, `${keyword.join('/')} ${values}`, diff.type === 'breaking')
 }
+
+/** Why a change at a place of a few values is a note (decision 0247). */
+const stillWords = (request: boolean): string => request ? 'what it took, it takes' : 'what it sends, it sent before'
 
 /** JSON Schema assertions the diff library's OpenAPI rules do not judge by side (it calls every change of them harmless). */
 const ASSERTIONS = new Set(['dependentRequired', 'dependentSchemas', 'if', 'then', 'else', 'not', 'prefixItems', 'contains', 'minContains', 'maxContains', 'unevaluatedProperties', 'unevaluatedItems'])
@@ -153,8 +161,11 @@ function enumMemberChange (comparison: Comparison, diff: RawDiff, site: SchemaSi
     return true
   }
   const name = (member: unknown): string => shownValue(isLiteralSchema(member) ? literalOf(member) : member)
-  if (diff.action !== 'add') report(comparison, operation, where, `enum member ${name(diff.before)} removed`, request)
-  if (diff.action !== 'remove') report(comparison, operation, where, `enum member ${name(diff.after)} added`, !request)
+  // A member removed from a request (added to a response) that the place still takes (took): no client feels it.
+  const still = (side: boolean): boolean => side && allowedStill(comparison, diff, keyword, request)
+  const kind = (text: string, side: boolean): string => still(side) ? `${text} (${stillWords(request)})` : text
+  if (diff.action !== 'add') report(comparison, operation, where, kind(`enum member ${name(diff.before)} removed`, request), request && !still(request))
+  if (diff.action !== 'remove') report(comparison, operation, where, kind(`enum member ${name(diff.after)} added`, !request), !request && !still(!request))
   return true
 }
 

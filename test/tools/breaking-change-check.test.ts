@@ -694,6 +694,29 @@ test('regression: const and format are judged by side where a client cannot feel
   judgeCases(t, cases)
 })
 
+test('regression: a place allowing a finite list of values is judged by those values (a request\'s const replaced by a pattern it matches broke)', async (t) => {
+  const req = (d: Json): Json => d.components.schemas.UserCreateRequest.properties
+  const res = (d: Json): Json => d.components.schemas.UserResource.properties
+  const cases: SidedCase[] = [
+    // `role` takes 'admin' or 'member': a member's const replaced by a pattern 'member' matches takes what it took.
+    ['a request union member const → a pattern it matches', () => {}, (d) => { req(d).role.anyOf[1] = { type: 'string', pattern: '^mem' } }, false],
+    ['a request union member const → a pattern it does not match', () => {}, (d) => { req(d).role.anyOf[1] = { type: 'string', pattern: '^x' } }, true],
+    ['a request union of consts → a string pattern matching both', () => {}, (d) => { req(d).role = { type: 'string', pattern: '^(admin|member|owner)$' } }, false],
+    ['a request union of consts → a string pattern matching one', () => {}, (d) => { req(d).role = { type: 'string', pattern: '^(admin|owner)$' } }, true],
+    ['a request enum → a maxLength every member fits', () => {}, (d) => { req(d).plan.maxLength = 4 }, false],
+    ['a request enum → a maxLength a member exceeds', () => {}, (d) => { req(d).plan.maxLength = 3 }, true],
+    ['a request const → a minLength it fits', (d) => { req(d).nickname.const = 'abc' }, (d) => { req(d).nickname.minLength = 2 }, false],
+    // A format's meaning is the application's Ajv's: not judged by the values.
+    ['a request enum → a format', () => {}, (d) => { req(d).plan.format = 'email' }, true],
+    // A response now sending one of a few values its old schema allowed: its clients take them.
+    ['a response maxLength widened where it now sends one of an enum', (d) => { res(d).address.maxLength = 5 }, (d) => { res(d).address.maxLength = 10; res(d).address.enum = ['home'] }, false],
+    ['a response maxLength widened', (d) => { res(d).address.maxLength = 5 }, (d) => { res(d).address.maxLength = 10 }, true],
+    ['a response pattern removed where it now sends one value that matched', (d) => { res(d).address.pattern = '^h' }, (d) => { delete res(d).address.pattern; res(d).address.const = 'home' }, false],
+    ['a response pattern removed where it now sends one value that did not match', (d) => { res(d).address.pattern = '^h' }, (d) => { delete res(d).address.pattern; res(d).address.const = 'away' }, true]
+  ]
+  judgeCases(t, cases)
+})
+
 test('regression: a change inside an assertion, `not`, and a tuple position\'s type are judged by side (they were the library\'s notes, or broke both ways)', async (t) => {
   const req = (d: Json): Json => d.components.schemas.UserCreateRequest
   const res = (d: Json): Json => d.components.schemas.UserResource

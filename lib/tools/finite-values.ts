@@ -1,0 +1,59 @@
+/**
+ * Changes to a schema that allows a finite list of values (a `const`, an `enum`, a union of them), for `check`: a
+ * request's `const` replaced by a `pattern` it matches narrows nothing an old client could send.
+ * @module
+ */
+import { at, type Comparison, type JsonPath, type RawDiff } from './document-places'
+
+/**
+ * The values a schema allows when they are a finite list: its `const`, its `enum`, or the members of a union (`anyOf`,
+ * `oneOf`) each of which is one of these; `undefined` when it allows more.
+ */
+function finiteValues (schema: unknown): readonly unknown[] | undefined {
+  if (typeof schema !== 'object' || schema === null) return undefined
+  const { const: constant, enum: members, anyOf, oneOf } = schema as Record<string, unknown>
+  if (Object.hasOwn(schema, 'const')) return Array.isArray(members) && !members.some((member) => Object.is(member, constant)) ? [] : [constant]
+  if (Array.isArray(members)) return members
+  const union = Array.isArray(anyOf) ? anyOf : oneOf
+  if (!Array.isArray(union) || union.length === 0) return undefined
+  const values: unknown[] = []
+  for (const member of union) {
+    const found = finiteValues(member)
+    if (found === undefined) return undefined
+    values.push(...found)
+  }
+  return values
+}
+
+/**
+ * True when a change at one place of a schema (`keyword`: its path from the place's schema) changes nothing a client
+ * can feel, because the place allows a finite list of values on one side, every one of which the other side allows
+ * (decision 0247): a request whose saved schema took `'member'` only and now takes `^mem` (its old clients send what
+ * it takes); a response that now sends `'a'` only where it sent `^a` (its old clients take what it sends). Judged with
+ * Ajv on the other side's schema; a schema holding a `$ref` or a `format` (which the application's Ajv may define) is
+ * not judged here.
+ * @example
+ * ```ts
+ * if (request && allowedStill(comparison, diff, keyword, true)) report(comparison, operation, where, 'pattern … (what it took, it takes)', false)
+ * ```
+ */
+export function allowedStill (comparison: Comparison, diff: RawDiff, keyword: JsonPath, request: boolean): boolean {
+  // The place as a whole: a union member's change (`anyOf/1/pattern`) is judged by what the union takes.
+  let end = diff.path.length - keyword.length
+  while (end >= 2 && typeof diff.path[end - 1] === 'number' && ['anyOf', 'oneOf'].includes(String(diff.path[end - 2]))) end -= 2
+  const schemaPath = diff.path.slice(0, end)
+  const saved = at(comparison.saved, schemaPath)
+  const current = at(comparison.current, schemaPath)
+  const values = finiteValues(request ? saved : current)
+  const other = request ? current : saved
+  if (values === undefined || typeof other !== 'object' || other === null) return false
+  const text = JSON.stringify(other)
+  if (text.includes('"$ref"') || text.includes('"format"')) return false
+  let check
+  try {
+    check = comparison.strictAjv().compile(other)
+  } catch {
+    return false
+  }
+  return values.every((value) => check(value))
+}
