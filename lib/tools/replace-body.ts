@@ -8,6 +8,7 @@ import type { FastifyInstance } from 'fastify'
 import type { TSchema } from '@sinclair/typebox'
 import { isSchemaObject, type SchemaObject } from '../core/json-schema'
 import { childrenOf, MAX_WALK_DEPTH, type ResolveRef } from '../values/shapes'
+import { visibleFields } from '../schemas/object-fields'
 import { versionedApis, versionerStateOf } from './versioned-apis'
 import type { VersionRequest } from './every-version'
 
@@ -88,4 +89,31 @@ export function declaresReplace (app: FastifyInstance, request: VersionRequest):
     if (head !== undefined) return head.fullReplace.methods.has(method)
   }
   return true
+}
+
+/**
+ * The top-level fields of a version's replace body that are no HEAD field (removed since, `existedAs`; or one removed
+ * and added again, a field of the same name that is another): the handler stores none of them, so no replace clears
+ * them, whatever a response converter fills them with. Matched by identity, which survives renames.
+ * @example
+ * ```ts
+ * if (formerFields(app, request).has('code')) continue // the version's code is made by a response converter
+ * ```
+ */
+export function formerFields (app: FastifyInstance, request: VersionRequest): ReadonlySet<string> {
+  const method = String(request.injected.method).toUpperCase()
+  for (const { context } of versionedApis(app)) {
+    const { headRoutes, generation } = versionerStateOf(context)
+    const head = headRoutes.find((route) => route.path === request.route.headPath && route.methods.some((each) => each === method))
+    if (head === undefined) continue
+    const schemas = head.forms.body.schemas
+    const body = schemas[''] ?? Object.entries(schemas).find(([type]) => /\bjson\b/i.test(type))?.[1]
+    if (body === undefined || generation.seedOf(body) === undefined) return new Set()
+    const level = generation.levelOf(request.version)
+    const [now, then] = [generation.stateAt(body, level), generation.stateAt(body, 0)]
+    if (now.kind !== 'object' || then.kind !== 'object') return new Set()
+    const heads = new Set(visibleFields(then, (schema) => generation.stateAt(schema, 0)).map(({ field }) => field.id))
+    return new Set(visibleFields(now, (schema) => generation.stateAt(schema, level)).filter(({ field }) => !heads.has(field.id)).map(({ key }) => key))
+  }
+  return new Set()
 }

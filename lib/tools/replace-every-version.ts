@@ -15,7 +15,7 @@ import { sameValue } from './value-comparison'
 import { exampleOf } from '../values/examples'
 import { setOwn } from '../core/own-properties'
 import type { ResolveRef } from '../values/shapes'
-import { bodySchema, declaresReplace, optionalFields, schemaResolver } from './replace-body'
+import { bodySchema, declaresReplace, formerFields, optionalFields, schemaResolver } from './replace-body'
 
 /** Options of {@link replaceFromEveryVersion}. */
 export interface ReplaceFromEveryVersionOptions {
@@ -137,10 +137,12 @@ async function fill (run: Run): Promise<void> {
 /** Replaces from `version` leaving out each optional field the resource holds there: each one kept is a finding. */
 async function clearsOptionalFields (run: Run, version: string, sent: unknown, found: ReplaceFromVersionFinding[]): Promise<void> {
   if (!isPlainObject(sent) || !declaresReplace(run.app, run.replaces.get(version) as VersionRequest)) return
+  // A field HEAD does not have is stored by no handler: what a response converter fills it with comes back either way.
+  const former = formerFields(run.app, run.replaces.get(version) as VersionRequest)
   for (const [name, field] of optionalFields(run.replaces.get(version) as VersionRequest, run.resolveRef)) {
     const held = (sent as Record<string, unknown>)[name]
     // A value equal to the default, or null (a field cleared reads null), would come back whether the field was cleared or kept.
-    if (!Object.hasOwn(sent, name) || held === null || ('default' in field && sameValue(field.default, held))) continue
+    if (!Object.hasOwn(sent, name) || former.has(name) || held === null || ('default' in field && sameValue(field.default, held))) continue
     const before = await read(run, run.newest)
     const seen = await read(run, version)
     const without = Object.fromEntries(Object.entries(sent).filter(([key]) => key !== name))

@@ -194,6 +194,35 @@ test('regression: a readOnly field of the replace body (an id the handler sets) 
   t.same(summary(await replaceFromEveryVersion(app, { url: '/customers/c1' })), [], 'no client sets it, so none clears it')
 })
 
+test('regression: an optional field removed since (existedAs), which the response converter fills, was reported not cleared', async (t) => {
+  const Account = Type.Object({ name: Type.String(), note: Type.Optional(Type.String()) }, { $id: 'Account' })
+  // A client of 2000-01-01 reads a code made from the name and may send it; HEAD stores none, so no replace clears it.
+  class CodeRemoved extends VersionChange {
+    description = 'Accounts no longer have a code.'
+    instructionsToMigrateToPreviousVersion = [schema(Account).formerField('code').existedAs({ type: Type.String(), optional: true })]
+
+    @ConvertRequestToNextVersionFor(Account)
+    up (request: RequestInfo): void { delete request.body.code }
+
+    @ConvertResponseToPreviousVersionFor(Account)
+    down (response: ResponseInfo): void { response.body.code = `A-${String(response.body.name)}` }
+  }
+  const stored = new Map<string, Static<typeof Account>>([['a1', { name: 'Ada', note: 'VIP' }]])
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2001-01-01', CodeRemoved), new Version('2000-01-01')) })
+  await app.register(versioned(async (api) => {
+    const params = Type.Object({ id: Type.String() })
+    api.get<{ Params: Static<typeof params> }>('/accounts/:id', { schema: { params, response: { 200: Account } } }, async (request) => stored.get(request.params.id))
+    api.put<{ Params: Static<typeof params>, Body: Static<typeof Account> }>('/accounts/:id', { schema: { params, body: Account, response: { 200: Account } } }, async (request) => {
+      stored.set(request.params.id, request.body)
+      return request.body
+    })
+  }))
+  await app.ready()
+  t.same(summary(await replaceFromEveryVersion(app, { url: '/accounts/a1' })), [], 'the code is no stored field: leaving it out clears nothing')
+})
+
 test('regression: a replace body given as a $ref, an allOf, a union or by media type hid a merge', async (t) => {
   const bodies: Record<string, (shared: TObject) => unknown> = {
     $ref: (shared) => Type.Ref(shared),
