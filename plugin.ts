@@ -60,7 +60,8 @@ export {
 export { endpoint, type EndpointInstructionBuilder } from './lib/describe/endpoint-instructions'
 export type {
   Instruction, SchemaInstruction, EnumInstruction, EndpointInstruction, FieldKeywords, FieldKeywordName, FieldHadAttributes,
-  FieldExistedAsAttributes, EndpointHadAttributes, EnumValue, SchemaHadAttributes, SchemaHadAttributeValues, SchemaAnnotations
+  FieldExistedAsAttributes, EndpointHadAttributes, EnumValue, SchemaHadAttributes, SchemaHadAttributeValues, SchemaAnnotations,
+  DerivationSource
 } from './lib/describe/instructions'
 export type { FieldDeprecationOptions } from './lib/describe/field-deprecation'
 export type { Brownout, BrownoutWindow } from './lib/describe/release-dates'

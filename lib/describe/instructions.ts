@@ -188,11 +188,24 @@ export interface FieldExistedAsInstruction extends SchemaInstructionBase {
   readonly keywords: Readonly<Record<string, unknown>>
 }
 
+/**
+ * A field of another schema that holds the one a `derivedFrom` field is in (at any depth), in the previous version: a
+ * field moved into a nested object (`{ schema: Customer, field: 'city' }` for `Address.city`).
+ * @example
+ * ```ts
+ * schema(Address).field('city').derivedFrom({ schema: Customer, field: 'city' })
+ * ```
+ */
+export interface DerivationSource {
+  readonly schema: SchemaLike
+  readonly field: string
+}
+
 /** `schema(S).field(f).didntExist`, or `.derivedFrom(...fields)`: then `derivedFrom` names the previous version's fields it is set from. */
 export interface FieldDidntExistInstruction extends SchemaInstructionBase {
   readonly kind: 'field.didntExist'
   readonly field: string
-  readonly derivedFrom?: readonly string[]
+  readonly derivedFrom?: ReadonlyArray<string | DerivationSource>
 }
 
 /** `schema(S).validator(v).existed`. */

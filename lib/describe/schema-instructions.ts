@@ -8,7 +8,7 @@ import {
   checkNotEmpty, makeInstruction, type EnumDidntHaveInstruction, type EnumHadInstruction, type EnumValue, type FieldDidntExistInstruction,
   type FieldDidntHaveInstruction, type FieldExistedAsInstruction, type FieldExistedAsAttributes, type FieldHadAttributes,
   type FieldHadInstruction, type FieldKeywordName, type SchemaAnnotations, type SchemaHadAttributes, type SchemaHadInstruction,
-  type ValidatorDidntExistInstruction, type ValidatorExistedInstruction, SCHEMA_ATTRIBUTES
+  type ValidatorDidntExistInstruction, type ValidatorExistedInstruction, type DerivationSource, SCHEMA_ATTRIBUTES
 } from './instructions'
 import type { NamedValidator } from './named-validators'
 import { describeSchema, describeValue, isSchemaObject, type SchemaLike } from '../core/json-schema'
@@ -43,9 +43,10 @@ export interface FieldInstructionBuilder {
   readonly didntExist: FieldDidntExistInstruction
   /**
    * The field did not exist (it was added since), and the previous version's request converters set it from these
-   * fields of that version (a name split in two): its clients still set it, so `fieldsTheVersionLacks` leaves it out.
+   * fields of that version (a name split in two): its clients still set it, so `fieldsTheVersionLacks` leaves it out. A
+   * field of a schema holding this one is named with its schema (moved into a nested object: `{ schema: C, field: 'city' }`).
    */
-  derivedFrom: (...fields: string[]) => FieldDidntExistInstruction
+  derivedFrom: (...fields: Array<string | DerivationSource>) => FieldDidntExistInstruction
 }
 
 /** Instructions about one named validator of an object schema. */
@@ -84,15 +85,11 @@ export interface EnumInstructionBuilder {
 }
 
 function checkSchemaArgument (target: unknown, builder: string): asserts target is TSchema {
-  if (!isSchemaObject(target)) {
-    throw new VersionerStructureError(`${builder}(...) takes a TypeBox schema (or a JSON Schema object); got ${describeValue(target)}.`)
-  }
+  if (!isSchemaObject(target)) throw new VersionerStructureError(`${builder}(...) takes a TypeBox schema (or a JSON Schema object); got ${describeValue(target)}.`)
 }
 
 function checkName (value: unknown, what: string): asserts value is string {
-  if (typeof value !== 'string' || value.trim() === '') {
-    throw new VersionerStructureError(`${what} must be a non-empty string; got ${describeValue(value)}.`)
-  }
+  if (typeof value !== 'string' || value.trim() === '') throw new VersionerStructureError(`${what} must be a non-empty string; got ${describeValue(value)}.`)
 }
 
 const FIELD_ATTRIBUTES_NOT_KEYWORDS = new Set(['name', 'type', 'optional'])
@@ -196,10 +193,14 @@ function fieldBuilder (target: TSchema, schemaDisplay: string, field: string, me
     get didntExist (): FieldDidntExistInstruction {
       return makeInstruction<FieldDidntExistInstruction>({ kind: 'field.didntExist', display: `${base}.didntExist`, schema: target, field })
     },
-    derivedFrom (...fields: string[]): FieldDidntExistInstruction {
-      const display = `${base}.derivedFrom(${fields.map(describeValue).join(', ')})`
+    derivedFrom (...fields: Array<string | DerivationSource>): FieldDidntExistInstruction {
+      const held = (source: string | DerivationSource): source is DerivationSource => typeof source === 'object' && source !== null
+      const display = `${base}.derivedFrom(${fields.map((source) => held(source) && isSchemaObject(source.schema) ? `{ schema: ${describeSchema(source.schema)}, field: ${describeValue(source.field)} }` : describeValue(source)).join(', ')})`
       if (fields.length === 0) throw new VersionerStructureError(`${display}: derivedFrom() needs the previous version's fields the field is set from.`)
-      for (const name of fields) checkName(name, `${display}: a field name`)
+      for (const source of fields) {
+        if (held(source) && !isSchemaObject(source.schema)) throw new VersionerStructureError(`${display}: a source is a field name, or { schema, field } for a field of a schema holding this one.`)
+        checkName(held(source) ? source.field : source, `${display}: a field name`)
+      }
       return makeInstruction<FieldDidntExistInstruction>({ kind: 'field.didntExist', display, schema: target, field, derivedFrom: Object.freeze([...fields]) })
     }
   }
@@ -214,6 +215,7 @@ function fieldBuilder (target: TSchema, schemaDisplay: string, field: string, me
  * schema(UserResource).field('addresses').had({ name: 'address', type: Type.String() })
  * schema(UserResource).field('nickname').didntExist
  * schema(UserResource).field('familyName').derivedFrom('name') // set by a request converter from the old 'name'
+ * schema(Address).field('city').derivedFrom({ schema: Customer, field: 'city' }) // moved into the address
  * schema(UserResource).formerField('legacyId').existedAs({ type: Type.Integer() })
  * schema(UserResource).field('name').didntHave('maxLength')
  * schema(Booking).validator('endAfterStart').didntExist

@@ -78,19 +78,23 @@ export function lackedFieldsOf (head: TSchema | undefined, level: number, genera
     for (const child of [children.additional, children.items, ...children.tuple.map(([, schema]) => schema)]) if (child !== undefined) walk(child, `${pointer}/*`)
     for (const member of [...children.unions.flat(), ...children.allOf]) walk(member, pointer)
   }
+  // The fields of the seeds holding the one walked (its own last), for `derivedFrom` sources of a holder (decision 0259).
+  const holders: Array<ReadonlyMap<number, unknown>> = []
   // The fields of a seed by identity (kept through renames): HEAD's that the version has none of are lacked.
   const walkFields = (node: TSchema, state: ObjectState, pointer: string): void => {
     const there = new Map(visibleFields(state, (schema) => generation.stateAt(schema, level)).map(({ field }) => [field.id, field]))
+    holders.push(there)
     for (const { key, field } of visibleFields(generation.stateAt(node, 0) as ObjectState, (schema) => generation.stateAt(schema, 0))) {
       const place = `${pointer}/${pointerSegment(key)}`
       const at = there.get(field.id)
       if (at === undefined) {
         // A field declared `derivedFrom` is set by the converters while the version holds one of its sources.
         const sources = generation.derivationOf(field.id)
-        if (sources === undefined || ![...sources].some((source) => there.has(source))) found.add(place)
+        if (sources === undefined || ![...sources].some((source) => holders.some((fields) => fields.has(source)))) found.add(place)
         else derived?.add(place)
       } else if (at.type === field.type) walk(field.type, place)
     }
+    holders.pop()
   }
   walk(head, '')
   return found.size === 0 ? NO_FIELDS : Object.freeze([...found])

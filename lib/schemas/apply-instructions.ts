@@ -36,7 +36,10 @@ export class SchemaStates {
     const changes = steps.flatMap((step) => step.changes)
     for (const change of changes) {
       for (const instruction of change.instructions) {
-        if (!isEndpointInstruction(instruction)) this.index.add(instruction.schema)
+        if (isEndpointInstruction(instruction)) continue
+        this.index.add(instruction.schema)
+        // A `derivedFrom` source of a schema holding this one (decision 0259).
+        if (instruction.kind === 'field.didntExist') for (const source of instruction.derivedFrom ?? []) if (typeof source !== 'string') this.index.add(source.schema as TSchema)
       }
     }
     // Schemas named by converters are recognised the same way (through wrappers and by $id), after those named
@@ -188,16 +191,21 @@ export class SchemaStates {
     }
   }
 
-  /** Records a `derivedFrom` field: each source must be a field of the schema in the previous version. */
+  /**
+   * Records a `derivedFrom` field: each source must be a field of the schema in the previous version, or of the schema
+   * a `{ schema, field }` source names (one holding it: decision 0259).
+   */
   private addDerivation (instruction: FieldDidntExistInstruction, id: number, change: string, version: string): void {
-    const seed = this.index.find(instruction.schema) as Seed
-    const visible = new Map(visibleFields(this.stateOf(seed.head) as ObjectState, (head) => this.stateOf(head)).map(({ key, field }) => [key, field.id]))
     const sources = new Set<number>()
-    for (const name of instruction.derivedFrom ?? []) {
+    for (const named of instruction.derivedFrom ?? []) {
+      const [schema, name] = typeof named === 'string' ? [instruction.schema, named] : [named.schema as TSchema, named.field]
+      const seed = this.index.find(schema) as Seed
+      const state = this.stateOf(seed.head)
+      const visible = new Map(state.kind === 'object' ? visibleFields(state, (head) => this.stateOf(head)).map(({ key, field }) => [key, field.id]) : [])
       const source = visible.get(name)
       if (source === undefined) {
         throw new InvalidGenerationInstructionError(`${instruction.display} in version change '${change}' (version '${version}'): ` +
-          `'${name}' is not a field of '${this.stateOf(seed.head).name ?? seed.display}' in the previous version ` +
+          `'${name}' is not a field of '${state.name ?? seed.display}' in the previous version ` +
           `(${visible.size === 0 ? 'it has no fields' : `its fields are ${[...visible.keys()].join(', ')}`}); name the fields its request converter reads.`)
       }
       sources.add(source)

@@ -296,3 +296,71 @@ test('derivedFrom: no field, or a field the previous version lacks, is refused n
   t.equal(error?.message, "schema(Person).field('familyName').derivedFrom('nmae') in version change 'SplitName' (version '2001-01-01'): " +
     "'nmae' is not a field of 'Person' in the previous version (its fields are name, email); name the fields its request converter reads.")
 })
+
+const Place = Type.Object({ line1: Type.String(), city: Type.Optional(Type.String()) }, { $id: 'Place' })
+const Customer = Type.Object({ name: Type.String(), address: Place }, { $id: 'Customer' })
+
+/** A city that moved from the customer into its address (fresh classes per call), declared derived or not. */
+function movedCityChange (derived: boolean): VersionChangeClass {
+  class CityInAddress extends VersionChange {
+    description = 'A customer\'s city is part of its address (it was a field of the customer).'
+    instructionsToMigrateToPreviousVersion = [
+      schema(Customer).formerField('city').existedAs({ type: Type.String(), optional: true }),
+      derived ? schema(Place).field('city').derivedFrom({ schema: Customer, field: 'city' }) : schema(Place).field('city').didntExist
+    ]
+
+    @ConvertRequestToNextVersionFor(Customer)
+    up (request: RequestInfo) {
+      if ('city' in request.body) request.body.address.city = request.body.city
+      delete request.body.city
+    }
+  }
+  return CityInAddress
+}
+
+test('regression: a field moved into a nested object is declared derivedFrom the holder\'s field, and is not lacked (an old client\'s new city was thrown away)', async (t) => {
+  const stored = new Map<string, Record<string, unknown>>()
+  const build = async (derived: boolean): Promise<FastifyInstance> => {
+    stored.clear()
+    return await versionedApp(t, new VersionBundle(new Version(NEW, movedCityChange(derived)), new Version(OLD)), async (api) => {
+      api.put('/customers/:id', { schema: { body: Customer, params: Type.Object({ id: Type.String() }) } }, async (request) => {
+        const customer: Record<string, unknown> = structuredClone(request.body)
+        const before = stored.get(request.params.id)
+        if (before !== undefined) for (const pointer of fieldsTheVersionLacks(request)) keep(customer, before, pointer.split('/').slice(1))
+        stored.set(request.params.id, customer)
+        return { customer, lacks: fieldsTheVersionLacks(request) }
+      })
+    })
+  }
+  const put = async (app: FastifyInstance, version: string, payload: object): Promise<{ customer: unknown, lacks: unknown }> =>
+    (await app.inject({ method: 'PUT', url: '/customers/1', headers: { 'x-api-version': version }, payload })).json()
+
+  const app = await build(true)
+  await put(app, NEW, { name: 'Ada', address: { line1: '1 Main St', city: 'London' } })
+  const moved = await put(app, OLD, { name: 'Ada', city: 'Paris', address: { line1: '2 Rue' } })
+  t.same(moved.lacks, [], 'the old version sets the address\'s city through its own city')
+  t.same(moved.customer, { name: 'Ada', address: { line1: '2 Rue', city: 'Paris' } }, 'the old client moves the customer')
+  t.same((await put(app, OLD, { name: 'Ada', address: { line1: '2 Rue' } })).customer, { name: 'Ada', address: { line1: '2 Rue' } },
+    'a replace without a city clears it, as its client meant')
+
+  const undeclared = await build(false)
+  await put(undeclared, NEW, { name: 'Ada', address: { line1: '1 Main St', city: 'London' } })
+  const kept = await put(undeclared, OLD, { name: 'Ada', city: 'Paris', address: { line1: '2 Rue' } })
+  t.same(kept.lacks, ['/address/city'], 'declared didntExist, the city is lacked')
+  t.same(kept.customer, { name: 'Ada', address: { line1: '2 Rue', city: 'London' } }, 'and the recipe keeps the stored one')
+})
+
+test('derivedFrom { schema, field }: a source that is not a schema, or a field that schema lacks, is refused naming the instruction', async (t) => {
+  throwsStructure(t, () => schema(Place).field('city').derivedFrom({ schema: 'Customer' as never, field: 'city' }),
+    /derivedFrom\('?.*'?\): a source is a field name, or \{ schema, field \} for a field of a schema holding this one/)
+  class CityInAddress extends VersionChange {
+    description = 'A customer\'s city is part of its address.'
+    instructionsToMigrateToPreviousVersion = [schema(Place).field('city').derivedFrom({ schema: Customer, field: 'town' })]
+  }
+  const error = await rejection(async () => await versionedApp(t, new VersionBundle(new Version(NEW, CityInAddress), new Version(OLD)), async (api) => {
+    api.put('/customers/:id', { schema: { body: Customer } }, async () => ({}))
+  }))
+  t.equal(error?.code, 'FST_VERSIONER_INVALID_GENERATION_INSTRUCTION')
+  t.equal(error?.message, "schema(Place).field('city').derivedFrom({ schema: Customer, field: 'town' }) in version change 'CityInAddress' (version '2001-01-01'): " +
+    "'town' is not a field of 'Customer' in the previous version (its fields are name, address); name the fields its request converter reads.")
+})

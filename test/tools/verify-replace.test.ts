@@ -122,6 +122,40 @@ test('a field declared derivedFrom a field the version has is no finding: its cl
   t.match(unset[0]?.text, /^PUT \/people\/:id \(2000-01-01\): request body\/familyName: is declared derivedFrom\(\.\.\.\), so fieldsTheVersionLacks\(request\) does not list it, but the request converters of this version set it in none of the examples: a full replace from this version clears it\. Make the converter set it from what the client sends, or declare it didntExist and keep its stored value; declared in SplitName \(2001-01-01\)$/)
 })
 
+test('a field moved into a nested object, declared derivedFrom the holder\'s field: no finding when the converter moves it, one when it does not', async (t) => {
+  const Place = Type.Object({ line1: Type.String(), city: Type.Optional(Type.String()) }, { $id: 'Place' })
+  const Customer = Type.Object({ name: Type.String(), address: Place }, { $id: 'Customer' })
+  const build = async (moves: boolean): Promise<FastifyInstance> => {
+    class CityInAddress extends VersionChange {
+      description = 'A customer\'s city is part of its address.'
+      instructionsToMigrateToPreviousVersion = [
+        schema(Customer).formerField('city').existedAs({ type: Type.String(), optional: true }),
+        schema(Place).field('city').derivedFrom({ schema: Customer, field: 'city' })
+      ]
+
+      @ConvertRequestToNextVersionFor(Customer)
+      up (request: RequestInfo) {
+        if ('city' in request.body && moves) request.body.address.city = request.body.city
+        delete request.body.city
+      }
+
+      @ConvertResponseToPreviousVersionFor(Customer)
+      down (response: ResponseInfo) {
+        if ('city' in response.body.address) response.body.city = response.body.address.city
+        delete response.body.address.city
+      }
+    }
+    const app = await versionedApp(t, new VersionBundle(new Version('2001-01-01', CityInAddress), new Version('2000-01-01')), async (api) => {
+      api.put('/customers/:id', { schema: { body: Customer, response: { 200: Customer } } }, async (request) => request.body)
+    })
+    await app.ready()
+    return app
+  }
+  t.same(replaceFindings(await verify(await build(true), { examples: 20 })), [], 'the converter moves the city: nothing to report')
+  t.same(replaceFindings(await verify(await build(false), { examples: 20 })).map(({ pointer }) => pointer), ['/address/city'],
+    'the converter drops it: a replace from the old version clears it')
+})
+
 test('a lacked field the route keeps that the converters set from what clients send is a finding: the kept stored value would throw away what they sent', async (t) => {
   const Person = Type.Object({ name: Type.String(), displayName: Type.String() }, { $id: 'Person' })
   const build = async (setDisplayName: (request: RequestInfo) => void): Promise<FastifyInstance> => {

@@ -53,6 +53,9 @@ expectError(schema(User).field('addresses').didntExist())
 // derivedFrom names the previous version's fields (any name: they are not HEAD's).
 expectAssignable<SchemaInstruction>(schema(User).field('addresses').derivedFrom('address'))
 expectError(schema(User).field('addresses').derivedFrom(1))
+// or a field of a schema holding it, with that schema (a field moved into a nested object).
+expectAssignable<SchemaInstruction>(schema(User).field('addresses').derivedFrom({ schema: User, field: 'address' }))
+expectError(schema(User).field('addresses').derivedFrom({ field: 'address' }))
 
 // Schema names and named validators.
 expectAssignable<SchemaInstruction>(schema(User).had({ name: 'UserV1' }))
