@@ -16,8 +16,9 @@
  *   (`filter(Boolean)`) meets them, and a round trip brings the list back shorter; the items stay distinct (two
  *   entries with one key are one in a map).
  * A string with a `pattern` (no sentinel) that takes numbers written as text (an amount `'19.99'`, an id `'101'`) is
- * the boundary's number as text: `'19.99'`, `'0101'` (a leading zero), `'0.00'`, `'-4.35'`, past 2^53 for `large` (a
- * converter parsing it meets what the numbers meet, and loses the zero); for `empty`, it is `''` where its pattern
+ * the boundary's number as text: `'19.99'`, `'0101'` (a leading zero; `'01111'` for digits of a fixed length, a zip
+ * code `^[0-9]{5}$`), `'0.00'`, `'-4.35'`, past 2^53 for `large` (a converter parsing it meets what the numbers meet,
+ * and loses the zero); for `empty`, it is `''` where its pattern
  * takes that, and otherwise, without such a number, its example shortened as far as the pattern allows (`'|'` for
  * `'street|zip'`).
  * Values stay within the schema's bounds (`minimum`, `maximum`, `multipleOf`, `minLength`, `maxLength`).
@@ -231,6 +232,20 @@ const NUMERIC_TEXTS: Readonly<Record<Boundary, readonly string[]>> = {
 }
 
 /**
+ * For `spaces` and `items`, the digits of a fixed length a pattern takes with a leading zero (`'01111'` for a zip code
+ * `^[0-9]{5}$`, which no text of {@link NUMERIC_TEXTS} fits): a converter making them a number loses the zero.
+ * @example
+ * ```ts
+ * leadingZeroDigits('spaces', (text) => /^[0-9]{5}$/.test(text)) // '01111'
+ * ```
+ */
+export function leadingZeroDigits (boundary: Boundary, takes: (text: string) => boolean): string | undefined {
+  if (boundary !== 'spaces' && boundary !== 'items') return undefined
+  for (let length = 2; length <= 32; length++) if (takes(`0${'1'.repeat(length - 1)}`)) return `0${'1'.repeat(length - 1)}`
+  return undefined
+}
+
+/**
  * The text of a boundary that a string node with a `pattern` and no `format` takes, within its lengths: for `empty`,
  * `''` where the pattern takes it; else the boundary's number written as text (a decimal amount `'19.99'`, a numeric
  * id); else, for `empty`, `example` with its characters left out one by one while the pattern still takes it (`'n|a'`
@@ -251,7 +266,7 @@ export function patternedText (node: JsonSchema, boundary: Boundary, example: un
   const max = typeof node.maxLength === 'number' ? node.maxLength : Infinity
   const takes = (text: string): boolean => [...text].length >= min && [...text].length <= max && pattern.test(text)
   if (boundary === 'empty' && takes('')) return ''
-  const numeric = NUMERIC_TEXTS[boundary].find(takes)
+  const numeric = NUMERIC_TEXTS[boundary].find(takes) ?? leadingZeroDigits(boundary, takes)
   if (numeric !== undefined || boundary !== 'empty' || typeof example !== 'string' || !takes(example)) return numeric
   let kept = [...example]
   for (let at = 0; at < kept.length;) {
