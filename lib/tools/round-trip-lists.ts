@@ -92,7 +92,8 @@ export function lostItems (trip: TripLists): LostItems | undefined {
     const expected = (unique ? missing(items, [], true).length : items.length) - hidden
     const lost = missing(items.filter(plain), back.filter(plain), unique)
     if (lost.length === 0 && back.length >= expected) continue
-    const without = lost.length === 0 ? '' : `, without ${lost.map((item) => shown(item)).join(', ')}`
+    const more = lost.length > 3 ? ` and ${lost.length - 3} more` : ''
+    const without = lost.length === 0 ? '' : `, without ${lost.slice(0, 3).map((item) => shown(item)).join(', ')}${more}`
     return {
       at: { ...at, to: there.to },
       list,
