@@ -240,6 +240,31 @@ test('regression: a list of free strings or numbers deduplicated (new Set) where
   t.same(summary(await verify(await appOf(UniquePost, 'labels', unique, Type.Array(Type.String())), { examples: 20 })), [], 'deduplicated, HEAD taking no duplicates')
 })
 
+test('regression: a converter sorting an old client\'s list on purpose is no finding: a round trip counts its items, in any order', async (t) => {
+  // Before: the round trip compared a list's items by place, so an old version whose documented behaviour is to
+  // sort (the lowest first) was reported as losing values, though every item came back.
+  const Order = Type.Object({
+    id: Type.String(),
+    quantities: Type.Array(Type.Integer()),
+    lines: Type.Array(Type.Object({ rank: Type.Integer(), note: Type.String() }))
+  }, { $id: 'Order' })
+  const byNumber = (a: number, b: number): number => a - b
+  const cases: Array<[string, string, (items: unknown[]) => unknown[]]> = [
+    ['quantities', 'amounts', (items) => [...items as number[]].sort(byNumber)],
+    ['lines', 'items', (items) => [...items as Array<{ rank: number }>].sort((a, b) => byNumber(b.rank, a.rank))]
+  ]
+  for (const [name, from, sort] of cases) {
+    const app = await appWith(t, renamedList<unknown>(Order, name, from, sort), (api) => {
+      api.post('/orders', { schema: { body: Order, response: { 200: Order } } }, async (request) => request.body)
+    })
+    t.same(summary(await verify(app, { examples: 20 })), [], `${name} sorted`)
+    const cut = await appWith(t, renamedList<unknown>(Order, name, from, (items) => sort(items).slice(0, 1)), (api) => {
+      api.post('/orders', { schema: { body: Order, response: { 200: Order } } }, async (request) => request.body)
+    })
+    t.ok((await verify(cut, { examples: 20 })).some((finding) => finding.kind === 'round trip' && finding.pointer === `/${from}`), `${name} sorted and cut`)
+  }
+})
+
 test('regression: a one-way list of strings cut to a page (slice(0, 10)) is found both ways: the large boundary lists 101 items', async (t) => {
   // Before: no generated list held more than 10 items, so a request-only or response-only list cut to its first 10
   // verified cleanly. A version that shows 10 at most says so with maxItems, and is no finding.
