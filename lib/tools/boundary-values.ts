@@ -9,15 +9,17 @@
  * - `null`: `null` wherever the schema allows it;
  * - `negative`: negative numbers (made positive), with such a fraction (`-4.35`);
  * - `large`: strings as long as the schema allows (1,000 characters without `maxLength`: a string cut), numbers
- *   beyond 32 bits (or the schema's maximum);
+ *   beyond 32 bits (or the schema's maximum), lists of strings, numbers or flags as long as it allows (101 items
+ *   without `maxItems`: a list cut to a page);
  * - `items`: the values of `spaces`, but the first item of every list is an `empty` one as bare as its schema allows
  *   (`null` where allowed, `''`, `0`, `false`, `{}` or an object of its required fields only, a list of `minItems`):
- *   `['', 'zq000001 Łódź 🙂zq000001']`, `[[], [0, 19.99]]`. A converter filtering falsy or empty items
- *   (`filter(Boolean)`) meets them, and a round trip brings the list back shorter; the items stay distinct (two
- *   entries with one key are one in a map).
+ *   `['', 'zq000001 Łódź 🙂zq000001']`, `[[], [0, 19.99]]` (a converter's `filter(Boolean)` meets them); the last
+ *   string, number or flag sent twice where the list takes duplicates (`new Set` meets it); a record's first entry
+ *   bare too (./example-tokens.ts). Objects stay distinct (two entries with one key are one in a map).
  * A string with a `pattern` (no sentinel) that takes numbers written as text (an amount `'19.99'`, an id `'101'`) is
- * the boundary's number as text: `'19.99'`, `'0101'` (a leading zero), `'0.00'`, `'-4.35'`, past 2^53 for `large` (a
- * converter parsing it meets what the numbers meet, and loses the zero); for `empty`, it is `''` where its pattern
+ * the boundary's number as text: `'19.99'`, `'0101'` (a leading zero; `'01111'` for digits of a fixed length, a zip
+ * code `^[0-9]{5}$`), `'0.00'`, `'-4.35'`, past 2^53 for `large` (a converter parsing it meets what the numbers meet,
+ * and loses the zero); for `empty`, it is `''` where its pattern
  * takes that, and otherwise, without such a number, its example shortened as far as the pattern allows (`'|'` for
  * `'street|zip'`).
  * Values stay within the schema's bounds (`minimum`, `maximum`, `multipleOf`, `minLength`, `maxLength`).
@@ -130,19 +132,25 @@ export function allowsNull (node: JsonSchema): boolean {
   return node.type === 'null' || (Array.isArray(node.type) && node.type.includes('null')) || node.nullable === true
 }
 
+/** The length of a `large` list of plain items (strings, numbers, flags) where the schema sets no `maxItems`: past a page of 100. */
+const LONG_LIST = 101
+
 /**
- * The length of a list at a boundary: `minItems` for `empty`, else two items for `spaces` and `items`, one for the
- * others (within its bounds).
+ * The length of a list at a boundary: `minItems` for `empty`, two items for `spaces` and `items`, for `large` as many
+ * as the schema allows (101 without `maxItems`: a list cut to its first 10 or 100) where the items are `plain`
+ * (strings, numbers or flags: lists of objects stay short), else one (within its bounds).
  * @example
  * ```ts
- * boundaryLength({ type: 'array', minItems: 1 }, 'empty') // 1
+ * boundaryLength({ type: 'array', minItems: 1 }, 'empty', false) // 1
+ * boundaryLength({ type: 'array' }, 'large', true)               // 101
  * ```
  */
-export function boundaryLength (node: JsonSchema, boundary: Boundary): number {
+export function boundaryLength (node: JsonSchema, boundary: Boundary, plain: boolean): number {
   const min = typeof node.minItems === 'number' ? node.minItems : 0
   const max = typeof node.maxItems === 'number' ? node.maxItems : Infinity
   if (boundary === 'empty') return min
-  return Math.max(min, Math.min(max, boundary === 'spaces' || boundary === 'items' ? 2 : 1))
+  const wanted = boundary === 'spaces' || boundary === 'items' ? 2 : boundary === 'large' && plain ? LONG_LIST : 1
+  return Math.max(min, Math.min(max, wanted))
 }
 
 /**
@@ -231,6 +239,20 @@ const NUMERIC_TEXTS: Readonly<Record<Boundary, readonly string[]>> = {
 }
 
 /**
+ * For `spaces` and `items`, the digits of a fixed length a pattern takes with a leading zero (`'01111'` for a zip code
+ * `^[0-9]{5}$`, which no text of {@link NUMERIC_TEXTS} fits): a converter making them a number loses the zero.
+ * @example
+ * ```ts
+ * leadingZeroDigits('spaces', (text) => /^[0-9]{5}$/.test(text)) // '01111'
+ * ```
+ */
+function leadingZeroDigits (boundary: Boundary, takes: (text: string) => boolean): string | undefined {
+  if (boundary !== 'spaces' && boundary !== 'items') return undefined
+  for (let length = 2; length <= 32; length++) if (takes(`0${'1'.repeat(length - 1)}`)) return `0${'1'.repeat(length - 1)}`
+  return undefined
+}
+
+/**
  * The text of a boundary that a string node with a `pattern` and no `format` takes, within its lengths: for `empty`,
  * `''` where the pattern takes it; else the boundary's number written as text (a decimal amount `'19.99'`, a numeric
  * id); else, for `empty`, `example` with its characters left out one by one while the pattern still takes it (`'n|a'`
@@ -251,7 +273,7 @@ export function patternedText (node: JsonSchema, boundary: Boundary, example: un
   const max = typeof node.maxLength === 'number' ? node.maxLength : Infinity
   const takes = (text: string): boolean => [...text].length >= min && [...text].length <= max && pattern.test(text)
   if (boundary === 'empty' && takes('')) return ''
-  const numeric = NUMERIC_TEXTS[boundary].find(takes)
+  const numeric = NUMERIC_TEXTS[boundary].find(takes) ?? leadingZeroDigits(boundary, takes)
   if (numeric !== undefined || boundary !== 'empty' || typeof example !== 'string' || !takes(example)) return numeric
   let kept = [...example]
   for (let at = 0; at < kept.length;) {

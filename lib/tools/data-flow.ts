@@ -260,9 +260,9 @@ export function followedValues (lineage: Lineage, headSchema: unknown, example: 
     const follow = (sub: unknown, key: PathKey, there: PathKey, sameType: boolean, { field, place, nullOnly }: { field?: FollowedValue['field'], place?: unknown, nullOnly?: boolean } = {}): void => {
       const held = (value as Record<PathKey, unknown>)[key]
       if (place === null || placeThere(thereSchema, there, (schema) => asNode(schema, resolveRef)) === null) return
-      // A member of an enum the other level lacks has nowhere to go as it is: a converter maps it, or leaves it out.
+      // A member of an enum the other level lacks has nowhere to go as it is (a converter maps it, or leaves it out), nor an item past its maxItems.
       if (held !== null && typeof held !== 'object' && lacksMember(lineage, sub, held)) return
-      if (typeof key === 'number' && holdsLackedMember(lineage, sub, held)) return
+      if (typeof key === 'number' && (holdsLackedMember(lineage, sub, held) || key >= Number(asNode(thereSchema, resolveRef)?.maxItems ?? Infinity))) return
       const child = { from: [...at.from, key], to: [...at.to, there], sameType, field, ...(nullOnly === true ? { nullOnly } : {}), ...fieldsThereOnly(place, held, (schema) => asNode(schema, resolveRef)) }
       found.push(child)
       if (sameType) stack.push({ schema: sub, value: (value as Record<PathKey, unknown>)[key], at: child, there: place })

@@ -11,28 +11,19 @@
  * @module
  */
 import type * as FastCheck from 'fast-check'
-import { isSchemaObject, pointerSegment } from '../core/json-schema'
+import { isSchemaObject } from '../core/json-schema'
 import { setOwn } from '../core/own-properties'
 import { toolLibrary } from './tool-library'
 import { typeOf, type JsonSchema } from '../values/examples'
 import type { FormatPatterns } from '../values/string-examples'
 import { subschemasOf } from '../core/subschemas'
 import { asNode } from './data-flow'
-import { allowsNull, boundaryLength, boundaryNumber, BOUNDARIES, distinctItems, leafExample, multipleOfStep, numberRange, patternedText, RECORD_KEYS, sentinelFor, twinNumber, type Boundary } from './boundary-values'
+import { allowsNull, boundaryLength, boundaryNumber, BOUNDARIES, distinctItems, multipleOfStep, numberRange, RECORD_KEYS, sentinelFor, twinNumber, type Boundary } from './boundary-values'
+import { kChoice, kLeaf, kNumber, kRepeat, materialize, type BoundaryNumber, type Choice, type Leaf, type Materialized } from './example-tokens'
 import type { TSchema } from '@sinclair/typebox'
 import { placesLiteral, MAX_LITERAL_EXAMPLES } from './converter-literals'
 type Fc = typeof FastCheck
 type Arbitrary = FastCheck.Arbitrary<unknown>
-
-const kLeaf = Symbol('fastify-versioner.leaf')
-const kNumber = Symbol('fastify-versioner.number')
-const kChoice = Symbol('fastify-versioner.choice')
-/** A free string of the example, replaced by a sentinel once the example is sampled (at a boundary, for a boundary example). */
-interface Leaf { readonly [kLeaf]: JsonSchema, readonly boundary?: Boundary }
-/** A number of a boundary example, with the neighbour its twin holds instead. */
-interface BoundaryNumber { readonly [kNumber]: true, readonly value: number, readonly twin: number }
-/** An enum or `const` value chosen by fast-check, kept as a token so that `verify` knows which members it covered. */
-interface Choice { readonly [kChoice]: JsonSchema, readonly value: unknown }
 
 /** One generated example: its value and the sentinels it holds, by JSON pointer (array items as `*`). */
 export interface GeneratedExample {
@@ -132,7 +123,10 @@ function objectArbitrary (builder: Builder, node: JsonSchema, depth: number): Ar
   const extra = typeof node.additionalProperties === 'object' ? node.additionalProperties : Object.values((node.patternProperties ?? {}) as object)[0]
   if (typeof extra !== 'object' || extra === null || depth > MAX_DEPTH) return record
   const keys = builder.boundary === undefined ? { maxKeys: 2 } : builder.boundary.at === 'empty' ? { maxKeys: 0 } : { minKeys: 1, maxKeys: 1 }
-  const entries = fc.dictionary(fc.constantFrom(...RECORD_KEYS), arbitraryOf(inner, extra, depth + 1), keys)
+  // At `items`, a record's entries as a list's items: the first as bare as its schema allows (a falsy entry dropped).
+  const entries = builder.boundary?.at === 'items'
+    ? fc.record({ [RECORD_KEYS[0]]: arbitraryOf({ ...inner, boundary: { at: 'empty', numbers: 0 }, bare: true }, extra, depth + 1), [RECORD_KEYS[1]]: arbitraryOf(inner, extra, depth + 1) })
+    : fc.dictionary(fc.constantFrom(...RECORD_KEYS), arbitraryOf(inner, extra, depth + 1), keys)
   return fc.tuple(record, entries).map(([own, more]) => ({ ...more as object, ...own as object }))
 }
 
@@ -144,12 +138,17 @@ function arrayArbitrary (builder: Builder, node: JsonSchema, depth: number): Arb
   const floor = holdsForced(builder, node.items) || builder.literal !== undefined ? Math.max(min, 1) : min
   if (depth > MAX_DEPTH && min === 0) return fc.constant([])
   if (builder.boundary !== undefined) {
-    const length = builder.boundary.at === 'empty' ? floor : Math.max(floor, boundaryLength(node, builder.boundary.at))
+    const item = asNode(node.items, builder.options.resolveRef) ?? {}
+    const plain = membersOf(item) !== undefined || ['string', 'number', 'integer', 'boolean'].includes(typeOf(item) ?? '')
+    const length = builder.boundary.at === 'empty' ? floor : Math.max(floor, boundaryLength(node, builder.boundary.at, plain))
     // Without duplicates (or at `items`, the first bare): an arbitrary per item (boundary integers differ), alike kept once.
     if (node.uniqueItems !== true && builder.boundary.at !== 'items') return fc.array(arbitraryOf(builder, node.items, depth + 1), { minLength: length, maxLength: length })
     const first: Builder = builder.boundary.at === 'items' ? { ...builder, boundary: { at: 'empty', numbers: 0 }, bare: true } : builder
     const items = Array.from({ length }, (_, index) => arbitraryOf(index === 0 ? first : builder, node.items, depth + 1))
-    return fc.tuple(...items).map((made) => node.uniqueItems === true ? distinctItems(made, itemKey()) : made)
+    if (node.uniqueItems === true) return fc.tuple(...items).map((made) => distinctItems(made, itemKey()))
+    // Where it takes duplicates and has room, the last item twice (a list deduplicated with new Set loses one).
+    const room = typeof node.maxItems !== 'number' || node.maxItems > length
+    return fc.tuple(...items).map((made) => room && made.length > 1 ? { [kRepeat]: made } : made)
   }
   const [item, length] = [arbitraryOf(builder, node.items, depth + 1), { minLength: floor, maxLength: Math.max(floor, Math.min(typeof node.maxItems === 'number' ? node.maxItems : min + 3, min + 3)) }]
   if (builder.literal === undefined) return fc.array(item, length)
@@ -213,47 +212,6 @@ function arbitraryOf (builder: Builder, schema: unknown, depth: number): Arbitra
     case 'object': return objectArbitrary(builder, node, depth)
     default: return fc.constant({ [kLeaf]: {} })
   }
-}
-
-/** What materializing records: the sentinels, the enum members covered, the places of boundary numbers (with `twin`, their neighbours are taken). */
-interface Materialized {
-  readonly sentinels: Map<string, string>
-  readonly covered: Map<JsonSchema, Set<string>>
-  readonly numbers: Set<string>
-  readonly twin: boolean
-  readonly formats: FormatPatterns | undefined
-  readonly leaves: Map<JsonSchema, unknown>
-}
-
-/** Replaces the tokens of a sampled value by values: sentinels for free strings (recorded), chosen members, boundary numbers. */
-function materialize (sampled: unknown, { sentinels, covered, numbers, twin, formats, leaves }: Materialized): unknown {
-  let count = 0
-  const walk = (value: unknown, pointer: string, path: ReadonlyArray<string | number>): unknown => {
-    if (typeof value !== 'object' || value === null) return value
-    if (kNumber in value) {
-      const number = value as BoundaryNumber
-      if (number.twin !== number.value) numbers.add(JSON.stringify(path))
-      return twin ? number.twin : number.value
-    }
-    if (kLeaf in value) {
-      const node = (value as Leaf)[kLeaf]
-      const { boundary } = value as Leaf
-      const sentinel = sentinelFor(node, ++count, boundary)
-      if (sentinel === undefined) return (boundary === undefined ? undefined : patternedText(node, boundary, leafExample(node, formats, leaves))) ?? leafExample(node, formats, leaves)
-      if (sentinel !== '') sentinels.set(sentinel, pointer)
-      return sentinel
-    }
-    if (kChoice in value) {
-      const choice = value as Choice
-      covered.set(choice[kChoice], (covered.get(choice[kChoice]) ?? new Set()).add(JSON.stringify(choice.value)))
-      return choice.value
-    }
-    if (Array.isArray(value)) return value.map((item, index) => walk(item, `${pointer}/*`, [...path, index]))
-    const copy: Record<string, unknown> = {}
-    for (const key of Object.keys(value)) setOwn(copy, key, walk((value as Record<string, unknown>)[key], `${pointer}/${pointerSegment(key)}`, [...path, key]))
-    return copy
-  }
-  return walk(sampled, '', [])
 }
 
 /**

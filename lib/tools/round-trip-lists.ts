@@ -2,7 +2,8 @@
  * The lists of `verify`'s round trips (./verify-trips.ts): a list a client sent must come back with as many items,
  * and every plain item (a string, number, flag or `null`) among them, in any order (a version may list in another
  * order: docs/decisions/0072-verify-compares-every-value.md). The values inside the items are compared by place
- * (./value-comparison.ts); what that cannot see is an item that never reached HEAD (`filter(Boolean)` dropping `0`,
+ * (./value-comparison.ts), once each item returned is put where the item sent holding its values was
+ * ({@link inSentOrder}: docs/decisions/0262-round-trip-items-in-any-order.md); what that cannot see is an item that never reached HEAD (`filter(Boolean)` dropping `0`,
  * `''`, `false`, `null`): HEAD's echo holds no place for it. Items that need not come back are not counted: one
  * holding an enum member HEAD lacks (a converter maps it or leaves it out), or one HEAD holds with a member the
  * version lacks. Where HEAD's list takes no duplicates (`uniqueItems`), equal items may come back as one: the schema
@@ -10,7 +11,7 @@
  * @module
  */
 import { valueAt, type FollowedValue, type PathKey } from './data-flow'
-import { sameValue, shown } from './value-comparison'
+import { changedValue, sameValue, shown } from './value-comparison'
 
 /** The values of one round trip, at one level, that the lists are counted from. */
 interface TripLists {
@@ -92,7 +93,8 @@ export function lostItems (trip: TripLists): LostItems | undefined {
     const expected = (unique ? missing(items, [], true).length : items.length) - hidden
     const lost = missing(items.filter(plain), back.filter(plain), unique)
     if (lost.length === 0 && back.length >= expected) continue
-    const without = lost.length === 0 ? '' : `, without ${lost.map((item) => shown(item)).join(', ')}`
+    const more = lost.length > 3 ? ` and ${lost.length - 3} more` : ''
+    const without = lost.length === 0 ? '' : `, without ${lost.slice(0, 3).map((item) => shown(item)).join(', ')}${more}`
     return {
       at: { ...at, to: there.to },
       list,
@@ -103,4 +105,41 @@ export function lostItems (trip: TripLists): LostItems | undefined {
     }
   }
   return undefined
+}
+
+/** True when `path` starts with `prefix`. */
+function startsWith (path: readonly PathKey[], prefix: readonly PathKey[]): boolean {
+  return path.length > prefix.length && prefix.every((key, at) => path[at] === key)
+}
+
+/**
+ * `returned` (a copy) with the items of every list of `compared` (the values followed from `sent`) put in the order
+ * they were sent: each item sent takes the first item returned whose followed values are all equal to its own, the
+ * others keep their order. A version may list in another order (a converter sorting on purpose); the values of
+ * each item are then compared by place (./value-comparison.ts), and an item sent that none matches still differs.
+ * @example
+ * ```ts
+ * inSentOrder(compared, { amounts: [3, 1] }, { amounts: [1, 3] }) // { amounts: [3, 1] }
+ * ```
+ */
+export function inSentOrder (compared: readonly FollowedValue[], sent: unknown, returned: unknown): unknown {
+  const holder = { value: structuredClone(returned) }
+  const lists = compared.filter((at) => at.sameType && Array.isArray(valueAt(sent, at.from))).sort((a, b) => a.from.length - b.from.length)
+  for (const list of lists) {
+    const [items, back] = [valueAt(sent, list.from), valueAt(holder.value, list.to)]
+    if (!Array.isArray(items) || !Array.isArray(back)) continue
+    const inside = compared.filter((at) => startsWith(at.from, list.from) && startsWith(at.to, list.to) && at.from[list.from.length] === at.to[list.to.length])
+    const free = back.map((_, index) => index)
+    const matched = items.map((_, index) => {
+      const values = inside.filter((at) => at.from[list.from.length] === index)
+      const found = free.find((other) => changedValue(values.map((at) => ({ ...at, from: at.from.slice(list.from.length), to: [other, ...at.to.slice(list.to.length + 1)] })), items, back) === undefined)
+      if (found !== undefined) free.splice(free.indexOf(found), 1)
+      return found
+    })
+    const ordered = matched.map((index) => index ?? free.shift()).filter((index) => index !== undefined).concat(free).map((index) => back[index])
+    const parent = valueAt(holder.value, list.to.slice(0, -1))
+    if (list.to.length === 0) holder.value = ordered
+    else if (typeof parent === 'object' && parent !== null) Object.defineProperty(parent, list.to[list.to.length - 1], { value: ordered, enumerable: true, writable: true, configurable: true })
+  }
+  return holder.value
 }

@@ -14,7 +14,7 @@ import type { RequestPart } from '../routes/version-plan'
 import type { ShapeWalk } from '../values/shape-walk'
 import { copyJson } from '../serve/step-runner'
 import { followedValues, pointerOfPath, schemaAt, type FollowedValue, type Pairings, type PathKey, type RefResolver } from './data-flow'
-import { lostItems, type LostItems } from './round-trip-lists'
+import { inSentOrder, lostItems, type LostItems } from './round-trip-lists'
 import { echoResponse, type EchoedResponse } from './echo-response'
 import { arrives, deliveredStrings } from './sentinel-arrival'
 import type { GeneratedExample } from './example-generation'
@@ -82,7 +82,7 @@ function differenceAt (env: TripEnvironment, trip: Trip, level: number, up: unkn
   const unique = (path: readonly PathKey[]): boolean => schemaAt(trip.sent.headSchema, trip.head, path, env.resolveRef)?.uniqueItems === true
   // A list short of items first: its items after the one lost are compared with others by place.
   return lostItems({ up: upward, down: downward, echoed: trip.echoed.echoed, sent: up, head: trip.echoed.body, returned: down, unique }) ??
-    changedValue(compared, up, down)
+    changedValue(compared, up, inSentOrder(compared, up, down))
 }
 
 /**

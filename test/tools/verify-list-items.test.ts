@@ -135,8 +135,12 @@ test('a map (a record) and a list of entries are alike items: a converter keepin
   t.match(findings[1].message, /^the value at \/metadata\/\* in HEAD does not reach 2000-01-01: 'zq\w+[^']*' \(entry extraTwo\) is found nowhere, where 'zq\w+[^']*' \(entry extraOne\) arrives$/)
 })
 
-/** A version change renaming the list `name` (it was `from`, of `type`), whose request converter keeps what `keep` keeps. */
-function renamedList<T> (target: TSchema, name: string, from: string, keep: (items: T[]) => T[], type?: TSchema): VersionChangeClass {
+/**
+ * A version change renaming the list `name` (it was `from`, of `type`), whose request converter keeps what `keep`
+ * keeps (of a record, its truthy entries, with `truthy`); with `page`, the converter of that direction keeps the
+ * first 10 items instead.
+ */
+function renamedList<T> (target: TSchema, name: string, from: string, keep: (items: T[]) => T[], type?: TSchema, truthy = false, page?: 'up' | 'down'): VersionChangeClass {
   class ListRenamed extends VersionChange {
     description = `${name} was ${from}.`
     instructionsToMigrateToPreviousVersion = [schema(target).field(name).had(type === undefined ? { name: from } : { name: from, type })]
@@ -144,13 +148,13 @@ function renamedList<T> (target: TSchema, name: string, from: string, keep: (ite
     @ConvertRequestToNextVersionFor(target)
     up (request: RequestInfo) {
       const { [from]: items, ...rest } = request.body as Record<string, T[]>
-      request.body = { ...rest, [name]: keep(items) }
+      request.body = { ...rest, [name]: truthy ? Object.fromEntries(Object.entries(items).filter(([, value]) => value)) : page === 'up' ? items.slice(0, 10) : keep(items) }
     }
 
     @ConvertResponseToPreviousVersionFor(target)
     down (response: ResponseInfo) {
       const { [name]: items, ...rest } = response.body as Record<string, T[]>
-      response.body = { ...rest, [from]: items }
+      response.body = { ...rest, [from]: page === 'down' ? items.slice(0, 10) : items }
     }
   }
   return ListRenamed
@@ -167,7 +171,7 @@ test('a request converter dropping falsy or empty items (0, \'\', {}, a row\'s z
   t.same(served.json().tags, ['news'], 'the old client\'s empty tag is lost')
   const findings = await verify(posts, { examples: 1 })
   t.same(summary(findings), ['POST /posts 2000-01-01 response round trip response 200/tags after ListRenamed (2001-01-01) by ListRenamed.up,ListRenamed.down'])
-  t.match(findings[0].message, /^the list sent at \/tags does not come back whole in the 200 response: \['', '(zq\w+ Łódź 🙂zq\w+)'\] comes back as \['\1'\], without '' \(1 of its 2 items\)$/)
+  t.match(findings[0].message, /^the list sent at \/tags does not come back whole in the 200 response: \['', '(zq\w+ Łódź 🙂zq\w+)', '\1'\] comes back as \['\1', '\1'\], without '' \(2 of its 3 items\)$/)
   t.match(findings[0].fix, /keep every item of the list \(filter\(Boolean\) drops 0/)
 
   const Order = Type.Object({
@@ -201,5 +205,75 @@ test('no finding for duplicates merged where HEAD\'s list declares uniqueItems; 
   t.same(summary(await verify(await appOf(Unique, (items) => [...new Set(items)]), { examples: 20 })), [], 'deduplicated, HEAD taking no duplicates')
   const findings = await verify(await appOf(Palette, (items) => [...new Set(items)]), { examples: 20 })
   t.same(summary(findings), ['POST /palettes 2000-01-01 response round trip response 200/shades after ListRenamed (2001-01-01) by ListRenamed.up,ListRenamed.down'], 'deduplicated, HEAD taking duplicates: found')
-  t.match(findings[0].message, /^the list sent at \/shades does not come back whole in the 200 response: \[.*\] comes back as \[.*\], without '(red|blue)' \(\d of its \d items\)$/)
+  t.match(findings[0].message, /^the list sent at \/shades does not come back whole in the 200 response: \[.* comes back as \[.*, without '(red|blue)'(, '(red|blue)')*( and \d+ more)? \(\d+ of its \d+ items\)$/)
+})
+
+test('regression: a converter dropping a record\'s empty entries (\'\') is found: the items boundary gives a record a bare entry', async (t) => {
+  // Before: every boundary gave a record one entry, never a bare one beside another (its empty boundary has none):
+  // a converter keeping the truthy entries only (Object.fromEntries(Object.entries(m).filter(([, v]) => v))) verified
+  // cleanly where they are strings (a 0 or false entry is the negative boundary's).
+  const Labels = Type.Object({ id: Type.String(), labels: Type.Record(Type.String(), Type.String()) }, { $id: 'Labels' })
+  const appOf = async (truthy: boolean) => await appWith(t, renamedList<string>(Labels, 'labels', 'tags', (entries) => entries, undefined, truthy), (api) => {
+    api.post('/labels', { schema: { body: Labels, response: { 200: Labels } } }, async (request) => request.body)
+  })
+  const findings = await verify(await appOf(true), { examples: 1 })
+  t.same(summary(findings), ['POST /labels 2000-01-01 request lost body/tags/extraOne after ListRenamed (2001-01-01) by ListRenamed.up'])
+  t.match(findings[0].message, /^the value at \/tags\/extraOne in 2000-01-01 does not reach HEAD: '' is dropped/)
+  t.same(summary(await verify(await appOf(false), { examples: 20 })), [], 'every entry kept')
+})
+
+test('regression: a list of free strings or numbers deduplicated (new Set) where HEAD\'s list takes duplicates is found with one example: the items boundary repeats its last item', async (t) => {
+  // Before: no generated list repeated a string (each holds its own sentinel) nor a boundary number, so
+  // [...new Set(tags)] verified cleanly.
+  const Post = Type.Object({ id: Type.String(), labels: Type.Array(Type.String()), scores: Type.Array(Type.Number()) }, { $id: 'Post' })
+  const UniquePost = Type.Object({ id: Type.String(), labels: Type.Array(Type.String(), { uniqueItems: true }), scores: Type.Array(Type.Number()) }, { $id: 'Post' })
+  const appOf = async (target: TSchema, list: string, keep: (items: unknown[]) => unknown[], type?: TSchema) => await appWith(t, renamedList<unknown>(target, list, 'old', keep, type), (api) => {
+    api.post('/posts', { schema: { body: target, response: { 200: target } } }, async (request) => request.body)
+  })
+  const unique = (items: unknown[]): unknown[] => [...new Set(items)]
+  for (const list of ['labels', 'scores']) {
+    const findings = await verify(await appOf(Post, list, unique), { examples: 1 })
+    t.same(summary(findings), ['POST /posts 2000-01-01 response round trip response 200/old after ListRenamed (2001-01-01) by ListRenamed.up,ListRenamed.down'], list)
+    t.match(findings[0]?.message, /^the list sent at \/old does not come back whole in the 200 response: \[.*\] comes back as \[.*\], without .+ \(\d of its \d items\)$/, list)
+    t.same(summary(await verify(await appOf(Post, list, (items) => items), { examples: 20 })), [], `${list} kept`)
+  }
+  t.same(summary(await verify(await appOf(UniquePost, 'labels', unique, Type.Array(Type.String())), { examples: 20 })), [], 'deduplicated, HEAD taking no duplicates')
+})
+
+test('regression: a converter sorting an old client\'s list on purpose is no finding: a round trip counts its items, in any order', async (t) => {
+  // Before: the round trip compared a list's items by place, so an old version whose documented behaviour is to
+  // sort (the lowest first) was reported as losing values, though every item came back.
+  const Order = Type.Object({
+    id: Type.String(),
+    quantities: Type.Array(Type.Integer()),
+    lines: Type.Array(Type.Object({ rank: Type.Integer(), note: Type.String() }))
+  }, { $id: 'Order' })
+  const byNumber = (a: number, b: number): number => a - b
+  const cases: Array<[string, string, (items: unknown[]) => unknown[]]> = [
+    ['quantities', 'amounts', (items) => [...items as number[]].sort(byNumber)],
+    ['lines', 'items', (items) => [...items as Array<{ rank: number }>].sort((a, b) => byNumber(b.rank, a.rank))]
+  ]
+  for (const [name, from, sort] of cases) {
+    const app = await appWith(t, renamedList<unknown>(Order, name, from, sort), (api) => {
+      api.post('/orders', { schema: { body: Order, response: { 200: Order } } }, async (request) => request.body)
+    })
+    t.same(summary(await verify(app, { examples: 20 })), [], `${name} sorted`)
+    const cut = await appWith(t, renamedList<unknown>(Order, name, from, (items) => sort(items).slice(0, 1)), (api) => {
+      api.post('/orders', { schema: { body: Order, response: { 200: Order } } }, async (request) => request.body)
+    })
+    t.ok((await verify(cut, { examples: 20 })).some((finding) => finding.kind === 'round trip' && finding.pointer === `/${from}`), `${name} sorted and cut`)
+  }
+})
+
+test('regression: a one-way list of strings cut to a page (slice(0, 10)) is found both ways: the large boundary lists 101 items', async (t) => {
+  // Before: no generated list held more than 10 items, so a request-only or response-only list cut to its first 10
+  // verified cleanly. A version that shows 10 at most says so with maxItems, and is no finding.
+  const Message = Type.Object({ id: Type.String(), recipients: Type.Array(Type.String({ format: 'email' })) }, { $id: 'Message' })
+  const appOf = async (cut: 'up' | 'down', type?: TSchema) => await appWith(t, renamedList<string>(Message, 'recipients', 'to', (items) => items, type, false, cut), (api) => {
+    api.post('/messages', { schema: { body: Message, response: { 202: Type.Object({ id: Type.String() }) } } }, async () => ({ id: 'm1' }))
+    api.get('/messages/:id', { schema: { response: { 200: Message } } }, async () => ({ id: 'm1', recipients: [] }))
+  })
+  t.same(summary(await verify(await appOf('up'), { examples: 1 })), ['POST /messages 2000-01-01 request lost body/to/* after ListRenamed (2001-01-01) by ListRenamed.up'])
+  t.same(summary(await verify(await appOf('down'), { examples: 1 })), ['GET /messages/:id 2000-01-01 response lost response 200/recipients/* after ListRenamed (2001-01-01) by ListRenamed.down'])
+  t.same(summary(await verify(await appOf('down', Type.Array(Type.String({ format: 'email' }), { maxItems: 10 })), { examples: 20 })), [], 'the version shows 10 at most, and says so')
 })

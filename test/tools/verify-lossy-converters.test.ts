@@ -984,3 +984,31 @@ test('digits written as text made a number lose their leading zero (\'0101\' com
   t.same(summary(findings), ['POST /addresses 2000-01-01 response round trip response 200/postcode after PostcodeIsANumber (2001-01-01) by PostcodeIsANumber.up,PostcodeIsANumber.down'])
   t.match(findings[0].message, /'0101' comes back as '101'/)
 })
+
+test('regression: a fixed-length digit string (a zip code, ^[0-9]{5}$) passed through a number loses its leading zero, and is found: its spaces text is \'01111\'', async (t) => {
+  // Before: '0101' and the other numbers as text have no five digits, so a zip code got its pattern's example
+  // ('46141'), which String(Number(zip)) keeps whole.
+  const Address = Type.Object({ id: Type.String(), postalCode: Type.String({ pattern: '^[0-9]{5}$' }) }, { $id: 'Address' })
+  class PostalCodeWasZip extends VersionChange {
+    description = 'postalCode was zip.'
+    instructionsToMigrateToPreviousVersion = [schema(Address).field('postalCode').had({ name: 'zip' })]
+
+    @ConvertRequestToNextVersionFor(Address)
+    up (request: RequestInfo) {
+      const { zip, ...rest } = request.body as { zip: string }
+      request.body = { ...rest, postalCode: String(Number(zip)) } // "normalized": the zero is gone
+    }
+
+    @ConvertResponseToPreviousVersionFor(Address)
+    down (response: ResponseInfo) {
+      const { postalCode, ...rest } = response.body as { postalCode: string }
+      response.body = { ...rest, zip: postalCode }
+    }
+  }
+  const app = await appWith(t, PostalCodeWasZip, echo('/addresses', Address, true))
+  const served = await app.inject({ method: 'POST', url: '/addresses', headers: { 'x-api-version': '2000-01-01' }, payload: { id: 'a1', zip: '02134' } })
+  t.equal(served.statusCode, 500, 'the old client\'s zip code, its zero lost, fails HEAD\'s schema')
+  const findings = await verify(app, { examples: 1 })
+  t.same(summary(findings), ['POST /addresses 2000-01-01 request invalid body/postalCode after PostalCodeWasZip (2001-01-01) by PostalCodeWasZip.up'])
+  t.match(findings[0].message, /must match pattern/)
+})
