@@ -17,7 +17,7 @@ import { replayRequest, replayResponse, type ExchangeReplayer, type Replayed, ty
 import { atFault, replayDeliveries } from './replay-webhooks'
 import { serverFailure, type RecordedExchange, type Traffic } from './traffic-file'
 import { compareRecorded, madeFromRedacted } from './value-difference'
-import { SECOND_STAND_IN } from './redacted-stand-ins'
+import { SECOND_STAND_IN, stopsAlike } from './redacted-stand-ins'
 import { shown } from './value-comparison'
 import type { ConverterRun } from './converter-tracking'
 import { selectApis, versionerStateOf } from './versioned-apis'
@@ -203,7 +203,7 @@ async function replayOne (run: {
     if (side.direction === 'response' && exchange.clientResponse.status === 304) continue
     const result: Replayed | Stopped = await side.replay(replayer, at, exchange)
     if (!result.ok) {
-      if (holdsRedacted(exchange, side.direction) && result.unexcused !== true) {
+      if (holdsRedacted(exchange, side.direction) && result.unexcused !== true && !(await stopsAlike(result, async (other) => await side.replay(replayer, at, other), exchange))) {
         run.notReplayable.push({ ...base, message: `${side.direction}: ${result.message} (it holds redacted values)` })
         return undefined
       }

@@ -12,7 +12,7 @@ import { gzipSync } from 'node:zlib'
 import { Type } from '@sinclair/typebox'
 import {
   ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, HeadVersion, schema, Version, VersionBundle, VersionChange, VersionChangeWithSideEffects,
-  type CaptureExchangesOptions, type CapturedExchange, type RequestInfo, type ResponseInfo
+  type CaptureExchangesOptions, type CapturedExchange, type RequestInfo, type ResponseInfo, type VersionChangeClass
 } from '../../plugin'
 import { loadApp, readTraffic, replayTraffic } from '../../tools'
 import { versionedApp, type Teardown } from '../helpers/apps'
@@ -528,6 +528,57 @@ test('regression: a response converter that throws now is a finding on an exchan
     'line 1: GET /profiles/:id (2000-01-01): response: converter failed: TypeError: Cannot read properties of undefined (reading \'name\'); changed last by ProfileNameWasTitleBroken (2001-01-01), converter ProfileNameWasTitleBroken.titleDown.'
   ])
   t.same(report.notReplayable, [], 'not "it holds redacted values": response converters never see the request\'s headers')
+})
+
+const Note = Type.Object({ title: Type.String(), tags: Type.Array(Type.String()) })
+
+/** `tags` were one comma-separated string: as written, as a team broke it (it reads a field no request has), and one reading the caller's token. */
+function tagsWereCsv (how: 'right' | 'broken' | 'reads token'): VersionChangeClass {
+  class TagsWereCsv extends VersionChange {
+    description = 'tags were one comma-separated string.'
+    instructionsToMigrateToPreviousVersion = [schema(Note).field('tags').had({ type: Type.String() })]
+
+    @ConvertRequestToNextVersionFor(Note)
+    tagsUp (request: RequestInfo) {
+      const tags = String(request.body.tags).split(',').map((tag) => tag.trim()).filter((tag) => tag !== '')
+      if (how === 'broken') tags.push(request.body.owner.name)
+      if (how === 'reads token') tags.push((request.headers.authorization as string).split(' ')[1].toLowerCase())
+      request.body.tags = tags
+    }
+  }
+  return TagsWereCsv
+}
+
+test('regression: a request converter that throws now is a finding on an exchange whose Authorization was redacted: it was "not replayed", and CI passed', async (t) => {
+  const appWith = async (how: Parameters<typeof tagsWereCsv>[0]): Promise<Awaited<ReturnType<typeof versionedApp>>> => {
+    const versions = new VersionBundle(new HeadVersion(), new Version('2001-01-01', tagsWereCsv(how)), new Version('2000-01-01'))
+    return await versionedApp(t, versions, async (api) => {
+      api.post('/notes', { schema: { body: Note } }, async (request) => ({ tags: request.body.tags }))
+    }, { versioner: { captureExchanges: { redact: { headers: ['authorization'] } } } })
+  }
+  const app = await appWith('right')
+  const lines: string[] = []
+  const record = (message: unknown): void => { lines.push(JSON.stringify(message)) }
+  diagnosticsChannel.subscribe('fastify-versioner:exchange', record)
+  t.teardown(() => diagnosticsChannel.unsubscribe('fastify-versioner:exchange', record))
+  for (const authorization of [undefined, 'Bearer secret-token']) {
+    const headers = { 'x-api-version': '2000-01-01', ...(authorization === undefined ? {} : { authorization }) }
+    await app.inject({ method: 'POST', url: '/notes', headers, payload: { title: 'Pen', tags: 'red, ,blue' } })
+  }
+  t.equal(lines.length, 2)
+  t.match(JSON.parse(lines[1]) as CapturedExchange, { clientRequest: { headers: { authorization: '[redacted]' } } })
+  const broken = await appWith('broken')
+  await broken.ready()
+  const report = await replayTraffic(broken, readTraffic(lines.join('\n')))
+  const failure = '(2000-01-01): request: converter failed: TypeError: Cannot read properties of undefined (reading \'name\'); changed last by TagsWereCsv (2001-01-01), converter TagsWereCsv.tagsUp.'
+  t.same(report.findings.map((finding) => finding.text), [`line 1: POST /notes ${failure}`, `line 2: POST /notes ${failure}`], 'the same failure, with a token or without')
+  t.same(report.notReplayable, [])
+  // A converter that reads the redacted value itself still cannot be replayed on it.
+  const reader = await appWith('reads token')
+  await reader.ready()
+  const read = await replayTraffic(reader, readTraffic(lines[1]))
+  t.same(read.findings, [])
+  t.match(read.notReplayable, [{ line: 1, message: /^request: TypeError: .*\(it holds redacted values\)$/ }])
 })
 
 test('replay prints the exchanges not replayed for one reason once, with the lines of the others', async (t) => {
