@@ -4,7 +4,8 @@
  * there a value the version's schema accepts at that place (../values/examples.ts `exampleOf`), so that the rest of
  * the exchange is replayed. The second stand-in of a replay (`~[redacted]~`, docs/decisions/0166) gets another such
  * value where the schema allows one, so that what converters make from it still changes with it and is not compared.
- * The value made up is no client's data: nothing redacted is put back.
+ * The value made up is no client's data: nothing redacted is put back. A replay that stops on data holding stand-ins
+ * is replayed without them and with others: stopping alike, the stop is not theirs (decision 0257).
  * @module
  */
 import { setOwn } from '../core/own-properties'
