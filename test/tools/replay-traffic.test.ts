@@ -365,6 +365,49 @@ test('regression: a redacted value the version\'s schema stops at (an email form
   t.ok(report.redacted > 0, 'the email is not compared')
 })
 
+const RefOrder = Type.Object({ owner: Type.String(), ref: Type.String({ pattern: '^[a-z]+-[0-9]+$' }), qty: Type.Integer() })
+
+/** `qty` was a string of digits: as written, and off by one above 500 as a team broke it. */
+function qtyWasDigits (broken: boolean): VersionChangeClass {
+  class QtyWasDigits extends VersionChange {
+    description = 'qty was a string of digits.'
+    instructionsToMigrateToPreviousVersion = [schema(RefOrder).field('qty').had({ type: Type.String({ pattern: '^[0-9]+$' }) })]
+
+    @ConvertRequestToNextVersionFor(RefOrder)
+    qtyUp (request: RequestInfo) {
+      const qty = Number(request.body.qty)
+      request.body.qty = broken && qty > 500 ? qty + 1 : qty
+    }
+  }
+  return QtyWasDigits
+}
+
+test('regression: a converter mistake on an exchange whose version\'s schema stopped at a partly redacted value is a finding: it was "not replayed"', async (t) => {
+  const appWith = async (broken: boolean): Promise<Awaited<ReturnType<typeof versionedApp>>> => {
+    const versions = new VersionBundle(new HeadVersion(), new Version('2001-01-01', qtyWasDigits(broken)), new Version('2000-01-01'))
+    return await versionedApp(t, versions, async (api) => {
+      api.post('/orders', { schema: { body: RefOrder } }, async (request) => ({ qty: request.body.qty }))
+    }, { versioner: { captureExchanges: { redact: { pointers: ['/owner'] } } } })
+  }
+  const app = await appWith(false)
+  const lines: string[] = []
+  const record = (message: unknown): void => { lines.push(JSON.stringify(message)) }
+  diagnosticsChannel.subscribe('fastify-versioner:exchange', record)
+  t.teardown(() => diagnosticsChannel.unsubscribe('fastify-versioner:exchange', record))
+  const sent = await app.inject({ method: 'POST', url: '/orders', headers: { 'x-api-version': '2000-01-01' }, payload: { owner: 'adalove', ref: 'adalove-42', qty: '999' } })
+  t.equal(sent.statusCode, 200)
+  // The owner's name is removed from the ref too: '[redacted]-42', which the ref's pattern refuses and no value can replace.
+  t.match(JSON.parse(lines[0]) as CapturedExchange, { clientRequest: { body: { owner: '[redacted]', ref: '[redacted]-42' } } })
+  t.same((await replayTraffic(app, readTraffic(lines[0]))).findings, [], 'the correct application replays it')
+  const broken = await appWith(true)
+  await broken.ready()
+  const report = await replayTraffic(broken, readTraffic(lines[0]))
+  t.same(report.findings.map((finding) => finding.text), [
+    'line 1: POST /orders (2000-01-01): request body/qty: the handler received 999, the converters now give 1000; changed last by QtyWasDigits (2001-01-01), converter QtyWasDigits.qtyUp.'
+  ], 'not what validation left undone: no coercion nor default makes 1000 of 999')
+  t.same(report.notReplayable, [])
+})
+
 test('regression: a 204 whose schema is Type.Null() replays as sent, with no body: it was a false finding (the converters now give null)', async (t) => {
   const versions = new VersionBundle(new HeadVersion(), new Version('2001-01-01', QuantityRenamed), new Version('2000-01-01'))
   const app = await versionedApp(t, versions, async (api) => {
