@@ -120,6 +120,37 @@ function firstChange (item: HandlerExchange, left: Answer, right: Answer, contex
   return { volatile }
 }
 
+/** An exchange not replayed because its redacted values changed the answer, and the strings of its data. */
+interface Diverged {
+  readonly line: number
+  readonly values: ReadonlySet<string>
+}
+
+/** Every string of a value. */
+function collectStrings (value: unknown, into: Set<string>): void {
+  if (typeof value === 'string') into.add(value)
+  else if (typeof value === 'object' && value !== null) for (const item of Object.values(value)) collectStrings(item, into)
+}
+
+/**
+ * The strings of an exchange's data: its request's path parameters, query string and body, and (`answered`) the body
+ * recorded in its answer; neither the empty string, a redacted value, nor its version.
+ */
+function dataOf (exchange: RecordedExchange, answered: boolean): Set<string> {
+  const found = new Set<string>()
+  const { params, query, body } = exchange.clientRequest
+  for (const part of [params, query, body, answered ? exchange.clientResponse.body : undefined]) collectStrings(part, found)
+  for (const value of found) if (value === '' || value === exchange.version || value.includes(REDACTED)) found.delete(value)
+  return found
+}
+
+/** The first earlier diverged exchange whose data the request of `exchange` carries (an id it answered, a name it sent), if any. */
+function usedFrom (diverged: readonly Diverged[], exchange: RecordedExchange): { line: number, value: string } | undefined {
+  const sent = dataOf(exchange, false)
+  for (const { line, values } of diverged) for (const value of sent) if (values.has(value)) return { line, value }
+  return undefined
+}
+
 /** The finding on one line. */
 function describe (finding: Omit<ReplayFinding, 'text'>): string {
   const value = (held: unknown): string => held === undefined ? 'nothing' : shown(held)
@@ -145,6 +176,9 @@ function judgeAnswers (exchanges: readonly HandlerExchange[], left: Played, righ
   // A value made anew carried inside a longer string (`customers/<id>`, `a,b`) is carried too.
   const madeInside = new IdsInStrings([...made].map((value) => [value, value] as const))
   const verdicts: AnswerVerdicts = { findings: [], notReplayable: [], compared: 0, volatile: 0 }
+  // The exchanges whose redacted values the handlers answered otherwise: what they made or changed is not there now.
+  const diverged: Diverged[] = []
+  let used: { line: number, value: string } | undefined
   exchanges.forEach((item, index) => {
     const base = { line: item.line, route: routeOf(item), version: item.exchange.version }
     const [one, other] = [left.answers[index], right.answers[index]]
@@ -168,6 +202,14 @@ function judgeAnswers (exchanges: readonly HandlerExchange[], left: Played, righ
     } else if (JSON.stringify(item.exchange.clientRequest).includes(REDACTED)) {
       verdicts.compared--
       verdicts.notReplayable.push({ ...base, message: `answer: its request holds redacted values, sent as '${REDACTED}', and the handlers answer otherwise (${change.part}${change.pointer})` })
+      diverged.push({ line: item.line, values: dataOf(item.exchange, true) })
+    } else if ((used = usedFrom(diverged, item.exchange)) !== undefined) {
+      verdicts.compared--
+      verdicts.notReplayable.push({
+        ...base,
+        message: `answer: it uses what line ${used.line} made or sent (${shown(used.value)}), whose request held redacted values the handlers answered otherwise (${change.part}${change.pointer})`
+      })
+      diverged.push({ line: item.line, values: dataOf(item.exchange, true) })
     } else {
       const finding = { ...base, direction: 'answer' as const, kind: 'differs' as const, ...change, versionChanges: [], converters: [] }
       verdicts.findings.push({ ...finding, text: describe(finding) })

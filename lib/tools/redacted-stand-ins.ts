@@ -4,7 +4,8 @@
  * there a value the version's schema accepts at that place (../values/examples.ts `exampleOf`), so that the rest of
  * the exchange is replayed. The second stand-in of a replay (`~[redacted]~`, docs/decisions/0166) gets another such
  * value where the schema allows one, so that what converters make from it still changes with it and is not compared.
- * The value made up is no client's data: nothing redacted is put back.
+ * The value made up is no client's data: nothing redacted is put back. A replay that stops on data holding stand-ins
+ * is replayed without them and with others: stopping alike, the stop is not theirs (decision 0257).
  * @module
  */
 import { setOwn } from '../core/own-properties'
@@ -65,4 +66,41 @@ export function fitStandIns (schema: unknown, data: unknown, resolveRef: RefReso
   }
   visit(data, [])
   return fitted
+}
+
+/**
+ * `value` (JSON data) with its redaction stand-ins otherwise: those standing for a whole value removed (a header, a
+ * field; not a list item), and every one replaced by the second stand-in.
+ */
+function withoutStandIns<T> (value: T): T[] {
+  const text = JSON.stringify(value)
+  const removed = JSON.parse(text, function (this: unknown, _key: string, item: unknown) {
+    return item === REDACTED && !Array.isArray(this) ? undefined : item
+  }) as T
+  return [removed, JSON.parse(text.replaceAll(REDACTED, SECOND_STAND_IN)) as T]
+}
+
+/** A replay's stop: its kind and message. */
+interface Stop {
+  readonly ok: false
+  readonly kind: string
+  readonly message: string
+}
+
+/**
+ * True when a replay of `value` that stopped (a converter threw, a schema refused) stops just as it does with its
+ * redaction stand-ins removed, and with other stand-ins: the stop is not the stand-ins' (a converter reading a field
+ * no request has) and is a finding, not an exchange left unreplayed because it holds redacted values. A converter
+ * that fails alike on every value where a redacted one stands (a token it parses without checking) is one too.
+ * @example
+ * ```ts
+ * if (await stopsAlike(stop, async (other) => await replayRequest(replayer, at, other), exchange)) findings.push(stop)
+ * ```
+ */
+export async function stopsAlike<T> (stop: Stop, replay: (value: T) => Promise<{ ok: true } | Stop>, value: T): Promise<boolean> {
+  for (const other of withoutStandIns(value)) {
+    const again = await replay(other)
+    if (again.ok || again.kind !== stop.kind || again.message !== stop.message) return false
+  }
+  return true
 }

@@ -17,7 +17,7 @@ import { replayRequest, replayResponse, type ExchangeReplayer, type Replayed, ty
 import { atFault, replayDeliveries } from './replay-webhooks'
 import { serverFailure, type RecordedExchange, type Traffic } from './traffic-file'
 import { compareRecorded, madeFromRedacted } from './value-difference'
-import { SECOND_STAND_IN } from './redacted-stand-ins'
+import { SECOND_STAND_IN, stopsAlike } from './redacted-stand-ins'
 import { shown } from './value-comparison'
 import type { ConverterRun } from './converter-tracking'
 import { selectApis, versionerStateOf } from './versioned-apis'
@@ -184,6 +184,18 @@ export async function replayTraffic (
 
 type Pending = Omit<ReplayFinding, 'text'> & { origin: string }
 
+/**
+ * True when validation, had it not stopped at a redacted value, could have made `recorded` of `replayed`: a default
+ * filled, an additional property removed, a scalar coerced (`'20'` to 20), a scalar put in a list. Any other
+ * difference (999 made 1000) is the converters', and a finding.
+ */
+function leftUndone (recorded: unknown, replayed: unknown): boolean {
+  if (recorded === undefined || replayed === undefined) return true
+  const scalar = (value: unknown): boolean => value === null || ['string', 'number', 'boolean'].includes(typeof value)
+  if (Array.isArray(recorded) && recorded.length === 1 && scalar(replayed)) return leftUndone(recorded[0], replayed)
+  return scalar(recorded) && scalar(replayed) && String(recorded ?? '') === String(replayed ?? '')
+}
+
 /** Replays one located exchange, request then response: its first finding, if any. */
 async function replayOne (run: {
   entry: RouteEntry,
@@ -203,7 +215,7 @@ async function replayOne (run: {
     if (side.direction === 'response' && exchange.clientResponse.status === 304) continue
     const result: Replayed | Stopped = await side.replay(replayer, at, exchange)
     if (!result.ok) {
-      if (holdsRedacted(exchange, side.direction) && result.unexcused !== true) {
+      if (holdsRedacted(exchange, side.direction) && result.unexcused !== true && !(await stopsAlike(result, async (other) => await side.replay(replayer, at, other), exchange))) {
         run.notReplayable.push({ ...base, message: `${side.direction}: ${result.message} (it holds redacted values)` })
         return undefined
       }
@@ -223,7 +235,7 @@ async function replayOne (run: {
       if (again.ok) difference = differenceOf(replayer.steps, { ...result, parts: madeFromRedacted(result.parts, again.parts) as Replayed['parts'] }, recorded, counted)
     }
     run.count.redacted += counted.redacted
-    if (difference !== undefined && result.cutShort !== undefined) {
+    if (difference !== undefined && result.cutShort !== undefined && leftUndone(difference.recorded, difference.replayed)) {
       run.notReplayable.push({ ...base, message: `${side.direction}: the version's schema stopped at a redacted value (${result.cutShort}), so what it coerces or fills after it is unknown` })
       return undefined
     }

@@ -19,7 +19,7 @@ import { applyShape, walkRules, type WalkRules } from '../values/shape-walk'
 import type { ConverterRun } from './converter-tracking'
 import { indicesOf, runStages, valueAt, type ExchangeReplayer, type Replayed, type Stopped } from './replay-exchange'
 import type { NotReplayed, ReplayFinding, ReplayTrafficOptions } from './replay-report'
-import { SECOND_STAND_IN } from './redacted-stand-ins'
+import { SECOND_STAND_IN, stopsAlike } from './redacted-stand-ins'
 import type { DeliveryLine, RecordedWebhook } from './traffic-file'
 import { shown } from './value-comparison'
 import { compareRecorded, madeFromRedacted } from './value-difference'
@@ -132,7 +132,8 @@ async function replayBody (entry: WebhookEntry, delivery: RecordedWebhook, at: {
   const result = await rendered(entry, delivery.event, { version: at.base.version, level: at.level, newest: at.newest })
   const redacted = JSON.stringify(delivery.event).includes(REDACTED)
   if (!result.ok) {
-    if (redacted && result.unexcused !== true) {
+    const again = async (event: unknown): Promise<Awaited<ReturnType<typeof rendered>>> => await rendered(entry, event, { version: at.base.version, level: at.level, newest: at.newest })
+    if (redacted && result.unexcused !== true && !(await stopsAlike(result, again, delivery.event))) {
       verdicts.notReplayable.push({ ...base, message: `delivery: ${result.message} (its event holds redacted values)` })
       return undefined
     }

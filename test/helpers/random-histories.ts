@@ -19,7 +19,7 @@ import Fastify from 'fastify'
 import Ajv from 'ajv'
 import {
   ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, HeadVersion, Version, VersionBundle, VersionChange, endpoint,
-  fastifyVersioner, schema, versioned, type RequestInfo, type ResponseInfo, type VersionChangeClass
+  fastifyVersioner, schema, versioned, type CaptureExchangesOptions, type RequestInfo, type ResponseInfo, type VersionChangeClass
 } from '../../plugin'
 import { checkDocuments, exportDocuments, verify } from '../../tools'
 
@@ -357,11 +357,14 @@ export function randomHistory (r: () => number): History {
   return { versions: versions.filter((v) => v.changes.length > 0) }
 }
 
+/** More of the application: its `captureExchanges` option; `renderFor`, versions whose subscribers POST /orders renders order.created for. */
+export interface BuildExtras { captureExchanges?: CaptureExchangesOptions, renderFor?: readonly string[] }
+
 /**
  * The orders application of history `h`; `items` replaces the pool (a twin with one change made otherwise); `edit`
  * changes HEAD's schemas before the version changes are made (a HEAD change with no version change).
  */
-export async function buildApp (h: History, items: PoolItem[] = pool, edit?: (s: Schemas) => void) {
+export async function buildApp (h: History, items: PoolItem[] = pool, edit?: (s: Schemas) => void, extra: BuildExtras = {}) {
   const s = headSchemas()
   edit?.(s)
   const shape: Shape = { street: 'street', zip: 'zip', getPath: '/orders/:id', number: 'number', brand: true }
@@ -377,12 +380,15 @@ export async function buildApp (h: History, items: PoolItem[] = pool, edit?: (s:
   const store = new Map<string, Static<typeof s.Order>>()
   const seen: { query?: unknown, headers?: unknown, address?: unknown } = {}
   const app = Fastify()
-  await app.register(fastifyVersioner, { versions: new VersionBundle(head, ...versions, new Version('2000-01-01')), apiVersionLocation: h.location ?? 'header' })
+  await app.register(fastifyVersioner, { versions: new VersionBundle(head, ...versions, new Version('2000-01-01')), apiVersionLocation: h.location ?? 'header', ...(extra.captureExchanges === undefined ? {} : { captureExchanges: extra.captureExchanges }) })
   await app.register(versioned(async (api) => {
     api.post('/orders', { schema: { body: s.Order, response: { 201: s.Order, 422: s.Problem } } }, async (req, reply) => {
       const order = req.body
       if (order.note === 'reject') return reply.code(422).send({ code: 'invalid', field: 'note' })
       store.set(order.id, { ...order, internal: 'kept from clients' })
+      if (extra.renderFor !== undefined && extra.renderFor.length > 0) {
+        await app.versioner.webhooks.render('order.created', store.get(order.id), { subscribers: extra.renderFor.map((version, at) => ({ id: `e${at}`, version, secret: SECRET })) })
+      }
       return reply.code(201).send(order)
     })
     api.get('/orders/:id', { schema: { params: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] }, querystring: s.Query, headers: s.Headers, response: { 200: s.Order, 404: s.NotFound } } }, async (req: any, reply) => {

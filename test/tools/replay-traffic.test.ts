@@ -12,7 +12,7 @@ import { gzipSync } from 'node:zlib'
 import { Type } from '@sinclair/typebox'
 import {
   ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, HeadVersion, schema, Version, VersionBundle, VersionChange, VersionChangeWithSideEffects,
-  type CaptureExchangesOptions, type CapturedExchange, type RequestInfo, type ResponseInfo
+  type CaptureExchangesOptions, type CapturedExchange, type RequestInfo, type ResponseInfo, type VersionChangeClass
 } from '../../plugin'
 import { loadApp, readTraffic, replayTraffic } from '../../tools'
 import { versionedApp, type Teardown } from '../helpers/apps'
@@ -365,6 +365,49 @@ test('regression: a redacted value the version\'s schema stops at (an email form
   t.ok(report.redacted > 0, 'the email is not compared')
 })
 
+const RefOrder = Type.Object({ owner: Type.String(), ref: Type.String({ pattern: '^[a-z]+-[0-9]+$' }), qty: Type.Integer() })
+
+/** `qty` was a string of digits: as written, and off by one above 500 as a team broke it. */
+function qtyWasDigits (broken: boolean): VersionChangeClass {
+  class QtyWasDigits extends VersionChange {
+    description = 'qty was a string of digits.'
+    instructionsToMigrateToPreviousVersion = [schema(RefOrder).field('qty').had({ type: Type.String({ pattern: '^[0-9]+$' }) })]
+
+    @ConvertRequestToNextVersionFor(RefOrder)
+    qtyUp (request: RequestInfo) {
+      const qty = Number(request.body.qty)
+      request.body.qty = broken && qty > 500 ? qty + 1 : qty
+    }
+  }
+  return QtyWasDigits
+}
+
+test('regression: a converter mistake on an exchange whose version\'s schema stopped at a partly redacted value is a finding: it was "not replayed"', async (t) => {
+  const appWith = async (broken: boolean): Promise<Awaited<ReturnType<typeof versionedApp>>> => {
+    const versions = new VersionBundle(new HeadVersion(), new Version('2001-01-01', qtyWasDigits(broken)), new Version('2000-01-01'))
+    return await versionedApp(t, versions, async (api) => {
+      api.post('/orders', { schema: { body: RefOrder } }, async (request) => ({ qty: request.body.qty }))
+    }, { versioner: { captureExchanges: { redact: { pointers: ['/owner'] } } } })
+  }
+  const app = await appWith(false)
+  const lines: string[] = []
+  const record = (message: unknown): void => { lines.push(JSON.stringify(message)) }
+  diagnosticsChannel.subscribe('fastify-versioner:exchange', record)
+  t.teardown(() => diagnosticsChannel.unsubscribe('fastify-versioner:exchange', record))
+  const sent = await app.inject({ method: 'POST', url: '/orders', headers: { 'x-api-version': '2000-01-01' }, payload: { owner: 'adalove', ref: 'adalove-42', qty: '999' } })
+  t.equal(sent.statusCode, 200)
+  // The owner's name is removed from the ref too: '[redacted]-42', which the ref's pattern refuses and no value can replace.
+  t.match(JSON.parse(lines[0]) as CapturedExchange, { clientRequest: { body: { owner: '[redacted]', ref: '[redacted]-42' } } })
+  t.same((await replayTraffic(app, readTraffic(lines[0]))).findings, [], 'the correct application replays it')
+  const broken = await appWith(true)
+  await broken.ready()
+  const report = await replayTraffic(broken, readTraffic(lines[0]))
+  t.same(report.findings.map((finding) => finding.text), [
+    'line 1: POST /orders (2000-01-01): request body/qty: the handler received 999, the converters now give 1000; changed last by QtyWasDigits (2001-01-01), converter QtyWasDigits.qtyUp.'
+  ], 'not what validation left undone: no coercion nor default makes 1000 of 999')
+  t.same(report.notReplayable, [])
+})
+
 test('regression: a 204 whose schema is Type.Null() replays as sent, with no body: it was a false finding (the converters now give null)', async (t) => {
   const versions = new VersionBundle(new HeadVersion(), new Version('2001-01-01', QuantityRenamed), new Version('2000-01-01'))
   const app = await versionedApp(t, versions, async (api) => {
@@ -528,6 +571,57 @@ test('regression: a response converter that throws now is a finding on an exchan
     'line 1: GET /profiles/:id (2000-01-01): response: converter failed: TypeError: Cannot read properties of undefined (reading \'name\'); changed last by ProfileNameWasTitleBroken (2001-01-01), converter ProfileNameWasTitleBroken.titleDown.'
   ])
   t.same(report.notReplayable, [], 'not "it holds redacted values": response converters never see the request\'s headers')
+})
+
+const Note = Type.Object({ title: Type.String(), tags: Type.Array(Type.String()) })
+
+/** `tags` were one comma-separated string: as written, as a team broke it (it reads a field no request has), and one reading the caller's token. */
+function tagsWereCsv (how: 'right' | 'broken' | 'reads token'): VersionChangeClass {
+  class TagsWereCsv extends VersionChange {
+    description = 'tags were one comma-separated string.'
+    instructionsToMigrateToPreviousVersion = [schema(Note).field('tags').had({ type: Type.String() })]
+
+    @ConvertRequestToNextVersionFor(Note)
+    tagsUp (request: RequestInfo) {
+      const tags = String(request.body.tags).split(',').map((tag) => tag.trim()).filter((tag) => tag !== '')
+      if (how === 'broken') tags.push(request.body.owner.name)
+      if (how === 'reads token') tags.push((request.headers.authorization as string).split(' ')[1].toLowerCase())
+      request.body.tags = tags
+    }
+  }
+  return TagsWereCsv
+}
+
+test('regression: a request converter that throws now is a finding on an exchange whose Authorization was redacted: it was "not replayed", and CI passed', async (t) => {
+  const appWith = async (how: Parameters<typeof tagsWereCsv>[0]): Promise<Awaited<ReturnType<typeof versionedApp>>> => {
+    const versions = new VersionBundle(new HeadVersion(), new Version('2001-01-01', tagsWereCsv(how)), new Version('2000-01-01'))
+    return await versionedApp(t, versions, async (api) => {
+      api.post('/notes', { schema: { body: Note } }, async (request) => ({ tags: request.body.tags }))
+    }, { versioner: { captureExchanges: { redact: { headers: ['authorization'] } } } })
+  }
+  const app = await appWith('right')
+  const lines: string[] = []
+  const record = (message: unknown): void => { lines.push(JSON.stringify(message)) }
+  diagnosticsChannel.subscribe('fastify-versioner:exchange', record)
+  t.teardown(() => diagnosticsChannel.unsubscribe('fastify-versioner:exchange', record))
+  for (const authorization of [undefined, 'Bearer secret-token']) {
+    const headers = { 'x-api-version': '2000-01-01', ...(authorization === undefined ? {} : { authorization }) }
+    await app.inject({ method: 'POST', url: '/notes', headers, payload: { title: 'Pen', tags: 'red, ,blue' } })
+  }
+  t.equal(lines.length, 2)
+  t.match(JSON.parse(lines[1]) as CapturedExchange, { clientRequest: { headers: { authorization: '[redacted]' } } })
+  const broken = await appWith('broken')
+  await broken.ready()
+  const report = await replayTraffic(broken, readTraffic(lines.join('\n')))
+  const failure = '(2000-01-01): request: converter failed: TypeError: Cannot read properties of undefined (reading \'name\'); changed last by TagsWereCsv (2001-01-01), converter TagsWereCsv.tagsUp.'
+  t.same(report.findings.map((finding) => finding.text), [`line 1: POST /notes ${failure}`, `line 2: POST /notes ${failure}`], 'the same failure, with a token or without')
+  t.same(report.notReplayable, [])
+  // A converter that reads the redacted value itself still cannot be replayed on it.
+  const reader = await appWith('reads token')
+  await reader.ready()
+  const read = await replayTraffic(reader, readTraffic(lines[1]))
+  t.same(read.findings, [])
+  t.match(read.notReplayable, [{ line: 1, message: /^request: TypeError: .*\(it holds redacted values\)$/ }])
 })
 
 test('replay prints the exchanges not replayed for one reason once, with the lines of the others', async (t) => {

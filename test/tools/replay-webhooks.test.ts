@@ -179,3 +179,37 @@ test('replay --handlers: a recorded delivery whose request the file does not hol
   t.match(report.notReplayable[0].message, /no request the replay sent rendered it/)
   t.equal(report.answers?.compared, 2 + 4, 'two exchanges and the four bodies of two renders')
 })
+
+test('regression: a webhook converter that throws now is a finding on a render whose event holds a redacted value elsewhere: it was "not replayed"', async (t) => {
+  const Signed = Type.Object({ key: Type.String(), data: Note })
+  const appWith = async (broken: boolean): Promise<FastifyInstance> => {
+    class NameWasTitle extends VersionChange {
+      description = 'name was title.'
+      instructionsToMigrateToPreviousVersion = [schema(Note).field('name').had({ name: 'title' })]
+
+      @ConvertResponseToPreviousVersionFor(Note)
+      titleDown (response: ResponseInfo) {
+        response.body.title = broken ? response.body.owner.name : response.body.name
+        delete response.body.name
+      }
+    }
+    const app = Fastify()
+    await app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', NameWasTitle), new Version('2000-01-01')) })
+    app.versioner.webhooks.add({ name: 'note.signed', body: Signed })
+    t.teardown(() => app.close())
+    await app.ready()
+    return app
+  }
+  // As captureExchanges writes it with `redact: { pointers: ['/key'] }`.
+  const line = JSON.stringify({
+    webhook: { name: 'note.signed', method: 'POST' },
+    event: { key: '[redacted]', data: { id: 'n1', name: 'Pen' } },
+    deliveries: [{ version: '2000-01-01', body: { key: '[redacted]', data: { id: 'n1', title: 'Pen' } } }]
+  })
+  t.same((await replayTraffic(await appWith(false), readTraffic(line))).findings, [], 'the correct app replays it')
+  const report = await replayTraffic(await appWith(true), readTraffic(line))
+  t.same(report.findings.map((finding) => finding.text), [
+    'line 1: webhook note.signed (2000-01-01): delivery: converter failed: TypeError: Cannot read properties of undefined (reading \'name\'); changed last by NameWasTitle (2001-01-01), converter NameWasTitle.titleDown.'
+  ])
+  t.same(report.notReplayable, [])
+})
