@@ -15,7 +15,7 @@ import { isSchemaObject } from '../core/json-schema'
 import { setOwn } from '../core/own-properties'
 import { toolLibrary } from './tool-library'
 import { typeOf, type JsonSchema } from '../values/examples'
-import type { FormatPatterns } from '../values/string-examples'
+import { patternOf, type FormatPatterns } from '../values/string-examples'
 import { subschemasOf } from '../core/subschemas'
 import { asNode } from './data-flow'
 import { allowsNull, boundaryLength, boundaryNumber, BOUNDARIES, distinctItems, multipleOfStep, numberRange, RECORD_KEYS, sentinelFor, twinNumber, type Boundary } from './boundary-values'
@@ -123,11 +123,32 @@ function objectArbitrary (builder: Builder, node: JsonSchema, depth: number): Ar
   const extra = typeof node.additionalProperties === 'object' ? node.additionalProperties : Object.values((node.patternProperties ?? {}) as object)[0]
   if (typeof extra !== 'object' || extra === null || depth > MAX_DEPTH) return record
   const keys = builder.boundary === undefined ? { maxKeys: 2 } : builder.boundary.at === 'empty' ? { maxKeys: 0 } : { minKeys: 1, maxKeys: 1 }
+  const [first, second] = recordKeys(fc, node, properties)
   // At `items`, a record's entries as a list's items: the first as bare as its schema allows (a falsy entry dropped).
   const entries = builder.boundary?.at === 'items'
-    ? fc.record({ [RECORD_KEYS[0]]: arbitraryOf({ ...inner, boundary: { at: 'empty', numbers: 0 }, bare: true }, extra, depth + 1), [RECORD_KEYS[1]]: arbitraryOf(inner, extra, depth + 1) })
-    : fc.dictionary(fc.constantFrom(...RECORD_KEYS), arbitraryOf(inner, extra, depth + 1), keys)
+    ? fc.record({ [first]: arbitraryOf({ ...inner, boundary: { at: 'empty', numbers: 0 }, bare: true }, extra, depth + 1), [second]: arbitraryOf(inner, extra, depth + 1) })
+    : fc.dictionary(fc.constantFrom(first, second), arbitraryOf(inner, extra, depth + 1), keys)
   return fc.tuple(record, entries).map(([own, more]) => ({ ...more as object, ...own as object }))
+}
+
+/**
+ * The keys of a record's generated entries: {@link RECORD_KEYS}, or where the record's key pattern refuses them
+ * (`Type.Record(Type.String({ pattern: '^[a-z]+$' }), V)`), the two shortest strings fast-check makes that it takes
+ * (seeded), neither a field the object declares: an entry under another key is one the pattern does not govern.
+ */
+function recordKeys (fc: Fc, node: JsonSchema, properties: Record<string, unknown>): readonly string[] {
+  const [source] = typeof node.additionalProperties === 'object' ? [] : Object.keys((node.patternProperties ?? {}) as object)
+  const pattern = source === undefined ? undefined : patternOf({ pattern: source })
+  if (pattern === undefined || RECORD_KEYS.every((key) => pattern.test(key))) return RECORD_KEYS
+  let made: string[] = []
+  try {
+    made = fc.sample(fc.stringMatching(new RegExp(source as string)), { seed: 1, numRuns: 40 })
+  } catch {
+    // A pattern fast-check cannot make strings of: the entries keep their keys, as before.
+  }
+  const fitting = [...new Set(made)].filter((key) => pattern.test(key) && !Object.hasOwn(properties, key) && key !== '__proto__')
+  fitting.sort((a, b) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0))
+  return fitting.length >= 2 ? fitting.slice(0, 2) : RECORD_KEYS
 }
 
 function arrayArbitrary (builder: Builder, node: JsonSchema, depth: number): Arbitrary {

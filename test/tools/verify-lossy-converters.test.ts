@@ -1012,3 +1012,30 @@ test('regression: a fixed-length digit string (a zip code, ^[0-9]{5}$) passed th
   t.same(summary(findings), ['POST /addresses 2000-01-01 request invalid body/postalCode after PostalCodeWasZip (2001-01-01) by PostalCodeWasZip.up'])
   t.match(findings[0].message, /must match pattern/)
 })
+
+test('regression: inside a record whose keys follow a pattern, a lossy converter is found (no generated entry matched the key pattern, so nothing inside was followed)', async (t) => {
+  const Member = Type.Object({ fullName: Type.String() }, { $id: 'Member' })
+  const Team = Type.Object({ members: Type.Record(Type.String({ pattern: '^[a-z]+$' }), Member) }, { $id: 'Team' })
+  const build = async (lossy: boolean): Promise<FastifyInstance> => {
+    class NameBecameFullName extends VersionChange {
+      description = 'A member\'s name became fullName.'
+      instructionsToMigrateToPreviousVersion = [schema(Member).field('fullName').had({ name: 'name' })]
+
+      @ConvertRequestToNextVersionFor(Member)
+      up (request: RequestInfo) {
+        request.body.fullName = lossy ? String(request.body.name).split(' ')[0] : request.body.name
+        delete request.body.name
+      }
+
+      @ConvertResponseToPreviousVersionFor(Member)
+      down (response: ResponseInfo) {
+        response.body.name = response.body.fullName
+        delete response.body.fullName
+      }
+    }
+    return await appWith(t, NameBecameFullName, echo('/teams', Team, true))
+  }
+  t.same(summary(await verify(await build(false), { examples: 5 })), [], 'the correct converter: no finding')
+  const findings = summary(await verify(await build(true), { examples: 5 }))
+  t.ok(findings.some((line) => /POST \/teams 2000-01-01 request lost body\/members\/[a-z]+\/name after NameBecameFullName .* by NameBecameFullName\.up/.test(line)), findings.join('\n'))
+})
