@@ -24,8 +24,11 @@ export class SchemaStates {
   readonly states: Array<ReadonlyMap<Seed, SeedState>> = [new Map()]
   /** The seeds each level's instructions changed (index = level). */
   readonly changedAt: Array<ReadonlySet<Seed>> = [new Set()]
-  /** The HEAD fields declared `derivedFrom`, with the fields they are set from (by identity): ../routes/full-replace.ts. */
-  readonly derivedFrom = new Map<number, ReadonlySet<number>>()
+  /**
+   * The HEAD fields declared `derivedFrom`, with the fields they are set from (by identity), each with the field of its
+   * schema the derived one must be reached through (`through`, decision 0263), if named: ../routes/full-replace.ts.
+   */
+  readonly derivedFrom = new Map<number, ReadonlyMap<number, number | undefined>>()
   /** The `derivedFrom` fields the change being applied removed, with their identities. */
   private readonly derivedInChange: Array<[FieldDidntExistInstruction, number]> = []
   /** The states while the walk goes on. */
@@ -199,7 +202,7 @@ export class SchemaStates {
    * a `{ schema, field }` source names (one holding it: decision 0259).
    */
   private addDerivation (instruction: FieldDidntExistInstruction, id: number, change: string, version: string): void {
-    const sources = new Set<number>()
+    const sources = new Map<number, number | undefined>()
     for (const named of instruction.derivedFrom ?? []) {
       const [schema, name] = typeof named === 'string' ? [instruction.schema, named] : [named.schema as TSchema, named.field]
       const seed = this.index.find(schema) as Seed
@@ -220,7 +223,14 @@ export class SchemaStates {
           `holding it. A field moved out of a nested object names the field of ${targetName} that held it` +
           `${held.length === 0 ? '' : ` (derivedFrom(${held.map(describeValue).join(', ')}))`}; one moved between two objects, the field of the schema holding both.`)
       }
-      sources.add(source)
+      const through = typeof named === 'string' || named.through === undefined ? undefined : visibleFields(state as ObjectState, (head) => this.stateOf(head)).find(({ key }) => key === named.through)
+      if (typeof named !== 'string' && named.through !== undefined && (through === undefined || !this.reaches(through.field.type, target, new Set()))) {
+        const held = this.fieldsHolding(seed, target)
+        throw new InvalidGenerationInstructionError(`${instruction.display} in version change '${change}' (version '${version}'): ` +
+          `through '${named.through}' is not a field of '${state.name ?? seed.display}' holding '${this.stateOf(target.head).name ?? target.display}' ` +
+          `in the previous version (those holding it are ${held.join(', ')}).`)
+      }
+      sources.set(source, through?.field.id)
     }
     this.derivedFrom.set(id, sources)
   }

@@ -412,3 +412,38 @@ test('regression: derivedFrom { schema } naming a schema that does not hold the 
   t.equal(await startUpError(t, Parcel, [schema(Delivery).field('phone').derivedFrom({ schema: Delivery, field: 'line1' })]), undefined,
     'a schema holds itself: { schema: S, field } for a field of S is the same as naming the field')
 })
+
+test('derivedFrom { schema, field, through }: a holder that holds the derived schema twice names the field leading to it, and only there is the field not lacked', async (t) => {
+  const Postal = Type.Object({ line1: Type.String(), city: Type.Optional(Type.String()) })
+  const Order = Type.Object({ billing: Postal, shipping: Type.Optional(Postal), lines: Type.Array(Type.Object({ to: Postal })) })
+  const lacks = async (through?: string): Promise<unknown> => {
+    class BillingCity extends VersionChange {
+      description = 'Addresses have a city; the order\'s billingCity moved into the billing address.'
+      instructionsToMigrateToPreviousVersion = [
+        schema(Order).formerField('billingCity').existedAs({ type: Type.String(), optional: true }),
+        schema(Postal).field('city').derivedFrom({ schema: Order, field: 'billingCity', ...(through === undefined ? {} : { through }) })
+      ]
+
+      @ConvertRequestToNextVersionFor(Order)
+      up (request: RequestInfo) {
+        if ('billingCity' in request.body) request.body.billing.city = request.body.billingCity
+        delete request.body.billingCity
+      }
+    }
+    const app = await versionedApp(t, new VersionBundle(new Version(NEW, BillingCity), new Version(OLD)), async (api) => {
+      api.put('/orders/:id', { schema: { body: Order } }, async (request) => ({ lacks: fieldsTheVersionLacks(request), body: request.body }))
+    })
+    return (await app.inject({ method: 'PUT', url: '/orders/1', headers: { 'x-api-version': OLD }, payload: { billingCity: 'Paris', billing: { line1: 'a' }, lines: [] } })).json()
+  }
+  t.same(await lacks('billing'), { lacks: ['/shipping/city', '/lines/*/to/city'], body: { billing: { line1: 'a', city: 'Paris' }, lines: [] } },
+    'the billing city is the old client\'s to set; the others it cannot send')
+  t.same(await lacks(), { lacks: [], body: { billing: { line1: 'a', city: 'Paris' }, lines: [] } }, 'without through, every city under the order counts as set')
+
+  const wrongWay = await startUpError(t, Order, [
+    schema(Order).formerField('billingCity').existedAs({ type: Type.String(), optional: true }),
+    schema(Postal).field('city').derivedFrom({ schema: Order, field: 'billingCity', through: 'billingCity' })
+  ])
+  t.equal(wrongWay?.code, 'FST_VERSIONER_INVALID_GENERATION_INSTRUCTION')
+  t.match(wrongWay?.message, /through: 'billingCity' \}\) in version change 'Moved' \(version '2001-01-01'\): through 'billingCity' is not a field of '.*' holding '.*' in the previous version \(those holding it are billing, shipping, lines\)/)
+  throwsStructure(t, () => schema(Postal).field('city').derivedFrom({ schema: Order, field: 'billingCity', through: '' }), /through must be a non-empty string/)
+})
