@@ -247,12 +247,15 @@ export class SchemaStates {
     return this.fieldsHolding(holder, target).length > 0
   }
 
-  /** True when `node` is `target`, or holds it (seeds by their current fields). */
+  /**
+   * True when `node` is `target`, or holds it (seeds by their current fields), or may: a `$ref` to a schema no
+   * instruction or converter names (the application's, not known yet) is taken to hold it.
+   */
   private reaches (node: unknown, target: Seed, seen: Set<unknown>): boolean {
     if (!isSchemaObject(node) || seen.has(node) || seen.size > 10_000) return false
     seen.add(node)
     const seed = typeof node.$ref === 'string' ? this.index.findById(refId(node.$ref)) : this.index.find(node as TSchema)
-    if (seed === target) return true
+    if (seed === target || (seed === undefined && typeof node.$ref === 'string' && !node.$ref.startsWith('#'))) return true
     const state = seed === undefined ? undefined : this.stateOf(seed.head)
     if (state?.kind === 'object') return visibleFields(state, (head) => this.stateOf(head)).some(({ field }) => this.reaches(field.type, target, seen))
     if (seed !== undefined && seed.head !== node) return this.reaches(seed.head, target, seen)

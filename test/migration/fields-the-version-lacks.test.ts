@@ -411,6 +411,28 @@ test('regression: derivedFrom { schema } naming a schema that does not hold the 
   ]), undefined, 'the field of the schema holding both (through a list) is a source')
   t.equal(await startUpError(t, Parcel, [schema(Delivery).field('phone').derivedFrom({ schema: Delivery, field: 'line1' })]), undefined,
     'a schema holds itself: { schema: S, field } for a field of S is the same as naming the field')
+
+  // Through a $ref to a schema only the application registers, start-up cannot tell: it is taken to hold it.
+  const Site = Type.Object({ label: Type.String(), address: Type.Ref('Place') }, { $id: 'Site' })
+  const Owner = Type.Object({ name: Type.String(), site: Type.Ref('Site') }, { $id: 'Owner' })
+  class CityInSite extends VersionChange {
+    description = 'An owner\'s city is part of its site\'s address.'
+    instructionsToMigrateToPreviousVersion = [
+      schema(Owner).formerField('city').existedAs({ type: Type.String(), optional: true }),
+      schema(Place).field('city').derivedFrom({ schema: Owner, field: 'city' })
+    ]
+
+    @ConvertRequestToNextVersionFor(Owner)
+    up (request: RequestInfo) {
+      if ('city' in request.body) request.body.site.address.city = request.body.city
+      delete request.body.city
+    }
+  }
+  const app = await versionedApp(t, new VersionBundle(new Version(NEW, CityInSite), new Version(OLD)), async (api) => {
+    api.put('/owners/:id', { schema: { body: Type.Ref('Owner') } }, async (request) => ({ lacks: fieldsTheVersionLacks(request), body: request.body }))
+  }, { beforeVersioner: (instance) => { for (const shared of [Place, Site, Owner]) instance.addSchema(shared) } })
+  const answer = await app.inject({ method: 'PUT', url: '/owners/1', headers: { 'x-api-version': OLD }, payload: { name: 'Ada', city: 'Paris', site: { label: 'HQ', address: { line1: '1 Main St' } } } })
+  t.same(answer.json(), { lacks: [], body: { name: 'Ada', site: { label: 'HQ', address: { line1: '1 Main St', city: 'Paris' } } } }, 'through registered schemas')
 })
 
 test('derivedFrom { schema, field, through }: a holder that holds the derived schema twice names the field leading to it, and only there is the field not lacked', async (t) => {
