@@ -190,15 +190,18 @@ export interface FieldExistedAsInstruction extends SchemaInstructionBase {
 
 /**
  * A field of another schema that holds the one a `derivedFrom` field is in (at any depth), in the previous version: a
- * field moved into a nested object (`{ schema: Customer, field: 'city' }` for `Address.city`).
+ * field moved into a nested object (`{ schema: Customer, field: 'city' }` for `Address.city`). `through` names the
+ * field of `schema` leading to the derived one, when `schema` holds it in more than one place (decision 0263).
  * @example
  * ```ts
  * schema(Address).field('city').derivedFrom({ schema: Customer, field: 'city' })
+ * schema(Address).field('city').derivedFrom({ schema: Order, field: 'billingCity', through: 'billing' })
  * ```
  */
 export interface DerivationSource {
   readonly schema: SchemaLike
   readonly field: string
+  readonly through?: string
 }
 
 /** `schema(S).field(f).didntExist`, or `.derivedFrom(...fields)`: then `derivedFrom` names the previous version's fields it is set from. */

@@ -195,11 +195,13 @@ function fieldBuilder (target: TSchema, schemaDisplay: string, field: string, me
     },
     derivedFrom (...fields: Array<string | DerivationSource>): FieldDidntExistInstruction {
       const held = (source: string | DerivationSource): source is DerivationSource => typeof source === 'object' && source !== null
-      const display = `${base}.derivedFrom(${fields.map((source) => held(source) && isSchemaObject(source.schema) ? `{ schema: ${describeSchema(source.schema)}, field: ${describeValue(source.field)} }` : describeValue(source)).join(', ')})`
+      const through = (source: DerivationSource): string => source.through === undefined ? '' : `, through: ${describeValue(source.through)}`
+      const display = `${base}.derivedFrom(${fields.map((source) => held(source) && isSchemaObject(source.schema) ? `{ schema: ${describeSchema(source.schema)}, field: ${describeValue(source.field)}${through(source)} }` : describeValue(source)).join(', ')})`
       if (fields.length === 0) throw new VersionerStructureError(`${display}: derivedFrom() needs the previous version's fields the field is set from.`)
       for (const source of fields) {
         if (held(source) && !isSchemaObject(source.schema)) throw new VersionerStructureError(`${display}: a source is a field name, or { schema, field } for a field of a schema holding this one.`)
         checkName(held(source) ? source.field : source, `${display}: a field name`)
+        if (held(source) && source.through !== undefined) checkName(source.through, `${display}: through`)
       }
       return makeInstruction<FieldDidntExistInstruction>({ kind: 'field.didntExist', display, schema: target, field, derivedFrom: Object.freeze([...fields]) })
     }

@@ -78,21 +78,29 @@ export function lackedFieldsOf (head: TSchema | undefined, level: number, genera
     for (const child of [children.additional, children.items, ...children.tuple.map(([, schema]) => schema)]) if (child !== undefined) walk(child, `${pointer}/*`)
     for (const member of [...children.unions.flat(), ...children.allOf]) walk(member, pointer)
   }
-  // The fields of the seeds holding the one walked (its own last), for `derivedFrom` sources of a holder (decision 0259).
-  const holders: Array<ReadonlyMap<number, unknown>> = []
+  // The fields of the seeds holding the one walked (its own last), each with the field it is walked through, for
+  // `derivedFrom` sources of a holder (decisions 0259, 0263).
+  const holders: Array<{ fields: ReadonlyMap<number, unknown>, through?: number }> = []
   // The fields of a seed by identity (kept through renames): HEAD's that the version has none of are lacked.
   const walkFields = (node: TSchema, state: ObjectState, pointer: string): void => {
     const there = new Map(visibleFields(state, (schema) => generation.stateAt(schema, level)).map(({ field }) => [field.id, field]))
-    holders.push(there)
+    const holder: { fields: ReadonlyMap<number, unknown>, through?: number } = { fields: there }
+    holders.push(holder)
     for (const { key, field } of visibleFields(generation.stateAt(node, 0) as ObjectState, (schema) => generation.stateAt(schema, 0))) {
       const place = `${pointer}/${pointerSegment(key)}`
       const at = there.get(field.id)
       if (at === undefined) {
         // A field declared `derivedFrom` is set by the converters while the version holds one of its sources.
         const sources = generation.derivationOf(field.id)
-        if (sources === undefined || ![...sources].some((source) => holders.some((fields) => fields.has(source)))) found.add(place)
-        else derived?.add(place)
-      } else if (at.type === field.type) walk(field.type, place)
+        const set = sources !== undefined && [...sources].some(([source, through]) =>
+          holders.some(({ fields, through: walked }) => fields.has(source) && (through === undefined || through === walked)))
+        if (set) derived?.add(place)
+        else found.add(place)
+      } else if (at.type === field.type) {
+        holder.through = field.id
+        walk(field.type, place)
+        holder.through = undefined
+      }
     }
     holders.pop()
   }

@@ -12,7 +12,10 @@ import {
 import type { GenerationStep } from '../describe/versions'
 import { editField, removeKeywords, visibleFields, visibleValidators } from './object-fields'
 import { annotationOf, initialState, newFieldId, SeedIndex, type EnumState, type FieldState, type ObjectState, type Seed, type SeedState } from './seeds'
-import { deepEqual, describeSchema, describeValue, kindOf, type SchemaObject } from '../core/json-schema'
+import { deepEqual, describeSchema, describeValue, isSchemaObject, kindOf, refId, type SchemaObject } from '../core/json-schema'
+
+/** Keywords holding values, not schemas: a walk for the schemas a schema holds skips them. */
+const VALUE_KEYWORDS = new Set(['const', 'default', 'enum', 'examples'])
 
 /** The seeds, and their states at every level (index = level; level 0 is HEAD). */
 export class SchemaStates {
@@ -21,8 +24,11 @@ export class SchemaStates {
   readonly states: Array<ReadonlyMap<Seed, SeedState>> = [new Map()]
   /** The seeds each level's instructions changed (index = level). */
   readonly changedAt: Array<ReadonlySet<Seed>> = [new Set()]
-  /** The HEAD fields declared `derivedFrom`, with the fields they are set from (by identity): ../routes/full-replace.ts. */
-  readonly derivedFrom = new Map<number, ReadonlySet<number>>()
+  /**
+   * The HEAD fields declared `derivedFrom`, with the fields they are set from (by identity), each with the field of its
+   * schema the derived one must be reached through (`through`, decision 0263), if named: ../routes/full-replace.ts.
+   */
+  readonly derivedFrom = new Map<number, ReadonlyMap<number, number | undefined>>()
   /** The `derivedFrom` fields the change being applied removed, with their identities. */
   private readonly derivedInChange: Array<[FieldDidntExistInstruction, number]> = []
   /** The states while the walk goes on. */
@@ -196,7 +202,7 @@ export class SchemaStates {
    * a `{ schema, field }` source names (one holding it: decision 0259).
    */
   private addDerivation (instruction: FieldDidntExistInstruction, id: number, change: string, version: string): void {
-    const sources = new Set<number>()
+    const sources = new Map<number, number | undefined>()
     for (const named of instruction.derivedFrom ?? []) {
       const [schema, name] = typeof named === 'string' ? [instruction.schema, named] : [named.schema as TSchema, named.field]
       const seed = this.index.find(schema) as Seed
@@ -208,9 +214,52 @@ export class SchemaStates {
           `'${name}' is not a field of '${state.name ?? seed.display}' in the previous version ` +
           `(${visible.size === 0 ? 'it has no fields' : `its fields are ${[...visible.keys()].join(', ')}`}); name the fields its request converter reads.`)
       }
-      sources.add(source)
+      const target = this.index.find(instruction.schema) as Seed
+      if (seed !== target && !this.holds(seed, target)) {
+        const held = this.fieldsHolding(target, seed)
+        const targetName = `'${this.stateOf(target.head).name ?? target.display}'`
+        throw new InvalidGenerationInstructionError(`${instruction.display} in version change '${change}' (version '${version}'): ` +
+          `'${state.name ?? seed.display}' does not hold ${targetName} in the previous version; a source is a field of ${targetName} or of a schema ` +
+          `holding it. A field moved out of a nested object names the field of ${targetName} that held it` +
+          `${held.length === 0 ? '' : ` (derivedFrom(${held.map(describeValue).join(', ')}))`}; one moved between two objects, the field of the schema holding both.`)
+      }
+      const through = typeof named === 'string' || named.through === undefined ? undefined : visibleFields(state as ObjectState, (head) => this.stateOf(head)).find(({ key }) => key === named.through)
+      if (typeof named !== 'string' && named.through !== undefined && (through === undefined || !this.reaches(through.field.type, target, new Set()))) {
+        const held = this.fieldsHolding(seed, target)
+        throw new InvalidGenerationInstructionError(`${instruction.display} in version change '${change}' (version '${version}'): ` +
+          `through '${named.through}' is not a field of '${state.name ?? seed.display}' holding '${this.stateOf(target.head).name ?? target.display}' ` +
+          `in the previous version (those holding it are ${held.join(', ')}).`)
+      }
+      sources.set(source, through?.field.id)
     }
     this.derivedFrom.set(id, sources)
+  }
+
+  /** The fields of `holder` in the previous version whose values hold `target` at any depth (decision 0260). */
+  private fieldsHolding (holder: Seed, target: Seed): string[] {
+    const state = this.stateOf(holder.head)
+    if (state.kind !== 'object') return []
+    return visibleFields(state, (head) => this.stateOf(head)).filter(({ field }) => this.reaches(field.type, target, new Set())).map(({ key }) => key)
+  }
+
+  /** True when `holder`'s fields in the previous version hold `target` at any depth: through items, maps, unions, `$ref`. */
+  private holds (holder: Seed, target: Seed): boolean {
+    return this.fieldsHolding(holder, target).length > 0
+  }
+
+  /**
+   * True when `node` is `target`, or holds it (seeds by their current fields), or may: a `$ref` to a schema no
+   * instruction or converter names (the application's, not known yet) is taken to hold it.
+   */
+  private reaches (node: unknown, target: Seed, seen: Set<unknown>): boolean {
+    if (!isSchemaObject(node) || seen.has(node) || seen.size > 10_000) return false
+    seen.add(node)
+    const seed = typeof node.$ref === 'string' ? this.index.findById(refId(node.$ref)) : this.index.find(node as TSchema)
+    if (seed === target || (seed === undefined && typeof node.$ref === 'string' && !node.$ref.startsWith('#'))) return true
+    const state = seed === undefined ? undefined : this.stateOf(seed.head)
+    if (state?.kind === 'object') return visibleFields(state, (head) => this.stateOf(head)).some(({ field }) => this.reaches(field.type, target, seen))
+    if (seed !== undefined && seed.head !== node) return this.reaches(seed.head, target, seen)
+    return Object.entries(node).some(([key, value]) => !VALUE_KEYWORDS.has(key) && (Array.isArray(value) ? value.some((item) => this.reaches(item, target, seen)) : this.reaches(value, target, seen)))
   }
 
   private newField (instruction: FieldExistedAsInstruction): FieldState {

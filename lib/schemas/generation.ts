@@ -250,8 +250,11 @@ export class SchemaGeneration {
     return this.walk.stateAt(head, level)
   }
 
-  /** The fields (by identity) a `derivedFrom` HEAD field is set from before it existed; `undefined` for others. */
-  derivationOf (fieldId: number): ReadonlySet<number> | undefined {
+  /**
+   * The fields (by identity) a `derivedFrom` HEAD field is set from before it existed, each with the field of its schema
+   * the derived one is reached through (`through`), if named; `undefined` for others.
+   */
+  derivationOf (fieldId: number): ReadonlyMap<number, number | undefined> | undefined {
     return this.walk.derivedFrom.get(fieldId)
   }
 

@@ -184,7 +184,8 @@ function noteChanges (run: Run, version: string, reads: { before: unknown, after
       message: `a client of ${version} replacing the resource with what it read changed ${difference.pointer} as the newest version reads it ` +
         `(${JSON.stringify(difference.recorded) ?? 'nothing'} before, ${JSON.stringify(difference.replayed) ?? 'nothing'} after). ` +
         (difference.replayed === undefined
-          ? 'A field this version cannot send is erased: keep its stored value (fieldsTheVersionLacks(request)), or derive it with derivedFrom(...).'
+          ? 'A field this version cannot send is erased, or one its response converters do not give back (a field moved, and not moved back): ' +
+            'keep its stored value (fieldsTheVersionLacks(request)), derive it with derivedFrom(...), or make the response converter give it back.'
           : version === run.newest
             ? 'The route (its validator, coercing a null or a number, or its handler) does not store what it is sent.'
             : 'A converter on the way loses or changes it: compare the request converter with the response converter of this field.') +

@@ -30,7 +30,8 @@ const CLEARS = 'a full replace from this version clears it (its clients cannot s
 /** A field declared derived that none of a version's request examples set: a full replace from it clears the field. */
 const NEVER_SET = 'is declared derivedFrom(...), so fieldsTheVersionLacks(request) does not list it, but the request converters of this version set ' +
   'it in none of the examples: a full replace from this version clears it. Make the converter set it from what the client sends, or declare it ' +
-  'didntExist and keep its stored value'
+  'didntExist and keep its stored value (or, when a { schema, field } source holds it in more than one place, name the one the converter ' +
+  'sets with through)'
 
 /**
  * A kept field the version's request converters set from what its clients send (values that differ from one example

@@ -4,7 +4,7 @@
  * values instead of erasing them.
  */
 import { test } from 'tap'
-import { Type } from '@sinclair/typebox'
+import { Type, type TSchema } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 import {
   ConvertRequestToNextVersionFor, extendSchema, fieldsTheVersionLacks, HeadVersion, RouterGenerationError, schema, Version, VersionBundle, VersionChange,
@@ -363,4 +363,109 @@ test('derivedFrom { schema, field }: a source that is not a schema, or a field t
   t.equal(error?.code, 'FST_VERSIONER_INVALID_GENERATION_INSTRUCTION')
   t.equal(error?.message, "schema(Place).field('city').derivedFrom({ schema: Customer, field: 'town' }) in version change 'CityInAddress' (version '2001-01-01'): " +
     "'town' is not a field of 'Customer' in the previous version (its fields are name, address); name the fields its request converter reads.")
+})
+
+/** The error `app.ready()` fails with for one version change `instructions` (a PUT of `body`), if any. */
+async function startUpError (t: Teardown, body: TSchema, instructions: VersionChange['instructionsToMigrateToPreviousVersion']): Promise<Error & { code?: string } | undefined> {
+  class Moved extends VersionChange {
+    description = 'A field moved.'
+    instructionsToMigrateToPreviousVersion = instructions
+  }
+  return await rejection(async () => {
+    const app = await versionedApp(t, new VersionBundle(new Version(NEW, Moved), new Version(OLD)), async (api) => {
+      api.put('/things/:id', { schema: { body } }, async () => ({}))
+    })
+    await app.ready()
+  })
+}
+
+test('regression: derivedFrom { schema } naming a schema that does not hold the derived one in the previous version fails start-up (it was accepted, and never counted)', async (t) => {
+  // Flattened: the address's city is now the customer's. Address does not hold Customer: name Customer's own 'address'.
+  const Inner = Type.Object({ line1: Type.String() }, { $id: 'Inner' })
+  const Flat = Type.Object({ name: Type.String(), city: Type.Optional(Type.String()), address: Inner }, { $id: 'Flat' })
+  const flattened = await startUpError(t, Flat, [
+    schema(Inner).formerField('city').existedAs({ type: Type.String(), optional: true }),
+    schema(Flat).field('city').derivedFrom({ schema: Inner, field: 'city' })
+  ])
+  t.equal(flattened?.code, 'FST_VERSIONER_INVALID_GENERATION_INSTRUCTION')
+  t.equal(flattened?.message, "schema(Flat).field('city').derivedFrom({ schema: Inner, field: 'city' }) in version change 'Moved' (version '2001-01-01'): " +
+    "'Inner' does not hold 'Flat' in the previous version; a source is a field of 'Flat' or of a schema holding it. A field moved out of a " +
+    "nested object names the field of 'Flat' that held it (derivedFrom('address')); one moved between two objects, the field of the schema holding both.")
+  t.equal(await startUpError(t, Flat, [
+    schema(Inner).formerField('city').existedAs({ type: Type.String(), optional: true }),
+    schema(Flat).field('city').derivedFrom('address')
+  ]), undefined, 'the field of the derived schema that held the old one is a source')
+
+  // Moved between siblings: the contact's phone is now the delivery's. Name the order's 'contact'.
+  const Contact = Type.Object({ email: Type.String() })
+  const Delivery = Type.Object({ line1: Type.String(), phone: Type.Optional(Type.String()) })
+  const Parcel = Type.Object({ contact: Contact, delivery: Type.Array(Delivery) })
+  const sibling = await startUpError(t, Parcel, [
+    schema(Contact).formerField('phone').existedAs({ type: Type.String(), optional: true }),
+    schema(Delivery).field('phone').derivedFrom({ schema: Contact, field: 'phone' })
+  ])
+  t.match(sibling?.message, /^schema\(.*\)\.field\('phone'\)\.derivedFrom\(\{ schema: .*, field: 'phone' \}\) in version change 'Moved' .*: '.*' does not hold '.*' in the previous version/)
+  t.equal(await startUpError(t, Parcel, [
+    schema(Contact).formerField('phone').existedAs({ type: Type.String(), optional: true }),
+    schema(Delivery).field('phone').derivedFrom({ schema: Parcel, field: 'contact' })
+  ]), undefined, 'the field of the schema holding both (through a list) is a source')
+  t.equal(await startUpError(t, Parcel, [schema(Delivery).field('phone').derivedFrom({ schema: Delivery, field: 'line1' })]), undefined,
+    'a schema holds itself: { schema: S, field } for a field of S is the same as naming the field')
+
+  // Through a $ref to a schema only the application registers, start-up cannot tell: it is taken to hold it.
+  const Site = Type.Object({ label: Type.String(), address: Type.Ref('Place') }, { $id: 'Site' })
+  const Owner = Type.Object({ name: Type.String(), site: Type.Ref('Site') }, { $id: 'Owner' })
+  class CityInSite extends VersionChange {
+    description = 'An owner\'s city is part of its site\'s address.'
+    instructionsToMigrateToPreviousVersion = [
+      schema(Owner).formerField('city').existedAs({ type: Type.String(), optional: true }),
+      schema(Place).field('city').derivedFrom({ schema: Owner, field: 'city' })
+    ]
+
+    @ConvertRequestToNextVersionFor(Owner)
+    up (request: RequestInfo) {
+      if ('city' in request.body) request.body.site.address.city = request.body.city
+      delete request.body.city
+    }
+  }
+  const app = await versionedApp(t, new VersionBundle(new Version(NEW, CityInSite), new Version(OLD)), async (api) => {
+    api.put('/owners/:id', { schema: { body: Type.Ref('Owner') } }, async (request) => ({ lacks: fieldsTheVersionLacks(request), body: request.body }))
+  }, { beforeVersioner: (instance) => { for (const shared of [Place, Site, Owner]) instance.addSchema(shared) } })
+  const answer = await app.inject({ method: 'PUT', url: '/owners/1', headers: { 'x-api-version': OLD }, payload: { name: 'Ada', city: 'Paris', site: { label: 'HQ', address: { line1: '1 Main St' } } } })
+  t.same(answer.json(), { lacks: [], body: { name: 'Ada', site: { label: 'HQ', address: { line1: '1 Main St', city: 'Paris' } } } }, 'through registered schemas')
+})
+
+test('derivedFrom { schema, field, through }: a holder that holds the derived schema twice names the field leading to it, and only there is the field not lacked', async (t) => {
+  const Postal = Type.Object({ line1: Type.String(), city: Type.Optional(Type.String()) })
+  const Order = Type.Object({ billing: Postal, shipping: Type.Optional(Postal), lines: Type.Array(Type.Object({ to: Postal })) })
+  const lacks = async (through?: string): Promise<unknown> => {
+    class BillingCity extends VersionChange {
+      description = 'Addresses have a city; the order\'s billingCity moved into the billing address.'
+      instructionsToMigrateToPreviousVersion = [
+        schema(Order).formerField('billingCity').existedAs({ type: Type.String(), optional: true }),
+        schema(Postal).field('city').derivedFrom({ schema: Order, field: 'billingCity', ...(through === undefined ? {} : { through }) })
+      ]
+
+      @ConvertRequestToNextVersionFor(Order)
+      up (request: RequestInfo) {
+        if ('billingCity' in request.body) request.body.billing.city = request.body.billingCity
+        delete request.body.billingCity
+      }
+    }
+    const app = await versionedApp(t, new VersionBundle(new Version(NEW, BillingCity), new Version(OLD)), async (api) => {
+      api.put('/orders/:id', { schema: { body: Order } }, async (request) => ({ lacks: fieldsTheVersionLacks(request), body: request.body }))
+    })
+    return (await app.inject({ method: 'PUT', url: '/orders/1', headers: { 'x-api-version': OLD }, payload: { billingCity: 'Paris', billing: { line1: 'a' }, lines: [] } })).json()
+  }
+  t.same(await lacks('billing'), { lacks: ['/shipping/city', '/lines/*/to/city'], body: { billing: { line1: 'a', city: 'Paris' }, lines: [] } },
+    'the billing city is the old client\'s to set; the others it cannot send')
+  t.same(await lacks(), { lacks: [], body: { billing: { line1: 'a', city: 'Paris' }, lines: [] } }, 'without through, every city under the order counts as set')
+
+  const wrongWay = await startUpError(t, Order, [
+    schema(Order).formerField('billingCity').existedAs({ type: Type.String(), optional: true }),
+    schema(Postal).field('city').derivedFrom({ schema: Order, field: 'billingCity', through: 'billingCity' })
+  ])
+  t.equal(wrongWay?.code, 'FST_VERSIONER_INVALID_GENERATION_INSTRUCTION')
+  t.match(wrongWay?.message, /through: 'billingCity' \}\) in version change 'Moved' \(version '2001-01-01'\): through 'billingCity' is not a field of '.*' holding '.*' in the previous version \(those holding it are billing, shipping, lines\)/)
+  throwsStructure(t, () => schema(Postal).field('city').derivedFrom({ schema: Order, field: 'billingCity', through: '' }), /through must be a non-empty string/)
 })

@@ -379,3 +379,50 @@ test('regression: a route registered for [\'PUT\', \'PATCH\'] checked its PATCH 
   t.same(summary(await replaceFromEveryVersion(app, { url: '/customers/c1', fill: false })),
     ['2001-01-01 not cleared /memo', '2000-01-01 not cleared /memo'], 'its PUT is a replace')
 })
+
+test('a field moved into a nested object (derivedFrom { schema, field }): no finding with a keeping handler; one whose response converter forgets the move is found, and the message says so', async (t) => {
+  const Place = Type.Object({ line1: Type.String(), city: Type.Optional(Type.String()) }, { $id: 'MovedPlace' })
+  const Client = Type.Object({ name: Type.String(), address: Place }, { $id: 'MovedClient' })
+  const build = async (movesBack: boolean): Promise<FastifyInstance> => {
+    class CityInAddress extends VersionChange {
+      description = 'A customer\'s city is part of its address.'
+      instructionsToMigrateToPreviousVersion = [
+        schema(Client).formerField('city').existedAs({ type: Type.String(), optional: true }),
+        schema(Place).field('city').derivedFrom({ schema: Client, field: 'city' })
+      ]
+
+      @ConvertRequestToNextVersionFor(Client)
+      up (request: RequestInfo) {
+        if ('city' in request.body) request.body.address.city = request.body.city
+        delete request.body.city
+      }
+
+      @ConvertResponseToPreviousVersionFor(Client)
+      down (response: ResponseInfo) {
+        if (movesBack && 'city' in response.body.address) response.body.city = response.body.address.city
+        delete response.body.address.city
+      }
+    }
+    const stored = new Map<string, Static<typeof Client>>([['c1', { name: 'Ada', address: { line1: '1 Main St', city: 'London' } }]])
+    const app = Fastify()
+    t.teardown(() => app.close())
+    await app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2001-01-01', CityInAddress), new Version('2000-01-01')) })
+    await app.register(versioned(async (api) => {
+      const params = Type.Object({ id: Type.String() })
+      api.get<{ Params: Static<typeof params> }>('/clients/:id', { schema: { params, response: { 200: Client } } }, async (request) => stored.get(request.params.id))
+      api.put<{ Params: Static<typeof params>, Body: Static<typeof Client> }>('/clients/:id', { schema: { params, body: Client, response: { 200: Client } } }, async (request) => {
+        const before = stored.get(request.params.id)
+        const client = structuredClone(request.body)
+        if (before !== undefined && fieldsTheVersionLacks(request).includes('/address/city') && before.address.city !== undefined) client.address.city = before.address.city
+        stored.set(request.params.id, client)
+        return client
+      })
+    }))
+    await app.ready()
+    return app
+  }
+  t.same(await replaceFromEveryVersion(await build(true), { url: '/clients/c1' }), [], 'the old client\'s city goes up into the address and comes back down')
+  const forgot = await replaceFromEveryVersion(await build(false), { url: '/clients/c1' })
+  t.same(forgot.map(({ version, kind, pointer }) => `${version} ${kind} ${pointer}`), ['2000-01-01 changed /address/city'])
+  t.match(forgot[0]?.message, /or one its response converters do not give back/)
+})

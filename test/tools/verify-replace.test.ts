@@ -119,7 +119,7 @@ test('a field declared derivedFrom a field the version has is no finding: its cl
   const unset = replaceFindings(await verify(await build(true, false), { examples: 20 }))
   t.same(unset.map(({ route, version, pointer, versionChanges }) => ({ route, version, pointer, versionChanges })),
     [{ route: 'PUT /people/:id', version: '2000-01-01', pointer: '/familyName', versionChanges: ['SplitName'] }])
-  t.match(unset[0]?.text, /^PUT \/people\/:id \(2000-01-01\): request body\/familyName: is declared derivedFrom\(\.\.\.\), so fieldsTheVersionLacks\(request\) does not list it, but the request converters of this version set it in none of the examples: a full replace from this version clears it\. Make the converter set it from what the client sends, or declare it didntExist and keep its stored value; declared in SplitName \(2001-01-01\)$/)
+  t.match(unset[0]?.text, /^PUT \/people\/:id \(2000-01-01\): request body\/familyName: is declared derivedFrom\(\.\.\.\), so fieldsTheVersionLacks\(request\) does not list it, but the request converters of this version set it in none of the examples: a full replace from this version clears it\. Make the converter set it from what the client sends, or declare it didntExist and keep its stored value \(or, when a \{ schema, field \} source holds it in more than one place, name the one the converter sets with through\); declared in SplitName \(2001-01-01\)$/)
 })
 
 test('a field moved into a nested object, declared derivedFrom the holder\'s field: no finding when the converter moves it, one when it does not', async (t) => {
@@ -154,6 +154,44 @@ test('a field moved into a nested object, declared derivedFrom the holder\'s fie
   t.same(replaceFindings(await verify(await build(true), { examples: 20 })), [], 'the converter moves the city: nothing to report')
   t.same(replaceFindings(await verify(await build(false), { examples: 20 })).map(({ pointer }) => pointer), ['/address/city'],
     'the converter drops it: a replace from the old version clears it')
+})
+
+test('a field moved into one of two places holding its schema, declared derivedFrom { schema, field, through }: no finding; without through, the other place is one', async (t) => {
+  const Postal = Type.Object({ line1: Type.String(), city: Type.Optional(Type.String()) })
+  const Order = Type.Object({ billing: Postal, shipping: Postal }, { $id: 'Order' })
+  const build = async (through?: string): Promise<FastifyInstance> => {
+    class BillingCity extends VersionChange {
+      description = 'Addresses have a city; the order\'s billingCity moved into the billing address.'
+      instructionsToMigrateToPreviousVersion = [
+        schema(Order).formerField('billingCity').existedAs({ type: Type.String(), optional: true }),
+        schema(Postal).field('city').derivedFrom({ schema: Order, field: 'billingCity', ...(through === undefined ? {} : { through }) })
+      ]
+
+      @ConvertRequestToNextVersionFor(Order)
+      up (request: RequestInfo) {
+        if ('billingCity' in request.body) request.body.billing.city = request.body.billingCity
+        delete request.body.billingCity
+      }
+
+      @ConvertResponseToPreviousVersionFor(Order)
+      down (response: ResponseInfo) {
+        if ('city' in response.body.billing) response.body.billingCity = response.body.billing.city
+        delete response.body.billing.city
+        delete response.body.shipping.city
+      }
+    }
+    const app = await versionedApp(t, new VersionBundle(new Version('2001-01-01', BillingCity), new Version('2000-01-01')), async (api) => {
+      api.put('/orders/:id', { schema: { body: Order, response: { 200: Order } }, fullReplace: { keeps: ['/shipping/city'] } }, async (request) => request.body)
+    })
+    await app.ready()
+    return app
+  }
+  t.same(replaceFindings(await verify(await build('billing'), { examples: 20 })), [], 'the billing city is moved, the shipping city kept')
+  const ambiguous = replaceFindings(await verify(await build(), { examples: 20 }))
+  t.match(ambiguous.map(({ text }) => text).sort(), [
+    /^PUT \/orders\/:id \(2000-01-01\): request body\/shipping\/city: is declared derivedFrom\(\.\.\.\).*name the one the converter sets with through\)/,
+    /^PUT \/orders\/:id \(every version\): request body\/shipping\/city: the route option fullReplace keeps this field, which no version of the route lacks/
+  ], 'without through, the shipping city counts as set (no version lacks it), and none sets it')
 })
 
 test('a lacked field the route keeps that the converters set from what clients send is a finding: the kept stored value would throw away what they sent', async (t) => {

@@ -56,6 +56,9 @@ expectError(schema(User).field('addresses').derivedFrom(1))
 // or a field of a schema holding it, with that schema (a field moved into a nested object).
 expectAssignable<SchemaInstruction>(schema(User).field('addresses').derivedFrom({ schema: User, field: 'address' }))
 expectError(schema(User).field('addresses').derivedFrom({ field: 'address' }))
+// through names the field of that schema leading to the derived one.
+expectAssignable<SchemaInstruction>(schema(User).field('addresses').derivedFrom({ schema: User, field: 'address', through: 'home' }))
+expectError(schema(User).field('addresses').derivedFrom({ schema: User, field: 'address', through: 1 }))
 
 // Schema names and named validators.
 expectAssignable<SchemaInstruction>(schema(User).had({ name: 'UserV1' }))
