@@ -7,7 +7,7 @@
  * A HEAD field is kept only for retired versions when every remaining version lacks it (instructions hide it, by
  * the field's identity, which renames keep), no converter of a remaining change can read its schema, and either a
  * retired version has it or a removed converter can read its schema. A HEAD enum member is when every remaining
- * version lacks it and a retired version has it. A converter can read a schema when it targets it (or a schema
+ * version lacks it, no converter of a remaining change can read its schema, and a retired version has it. A converter can read a schema when it targets it (or a schema
  * holding it) by schema, or runs on a route whose schemas hold it.
  * @module
  */
@@ -105,6 +105,8 @@ function keptOnlyForRetired (state: VersionerState, oldestKept: number, removed:
         if (retiredLevels.some((level) => has(level, field.id)) || readByRemoved === undefined || readByRemoved.has(seed)) fields.push(`${seed.display}.${field.key}`)
       }
     } else if (head.kind === 'enum') {
+      // A converter of a remaining change may write a member no remaining version shows (an old flag made HEAD's member).
+      if (readByRemaining === undefined || readByRemaining.has(seed)) continue
       const has = (level: number, value: unknown): boolean => {
         const at = generation.stateAt(seed.head, level)
         return at.kind === 'enum' && at.members.some((member) => deepEqual(member.value, value))

@@ -6,8 +6,14 @@ import { execFile } from 'node:child_process'
 import { writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { inProcess, scratch, type Run } from '../helpers/cli'
-import { bundleWithout } from '../../lib/tools/retire-plan'
-import { Version, VersionBundle } from '../../plugin'
+import Fastify from 'fastify'
+import { Type } from '@sinclair/typebox'
+import { bundleWithout, retirementPlan } from '../../lib/tools/retire-plan'
+import { versionerStateOf } from '../../lib/tools/versioned-apis'
+import {
+  ConvertRequestToNextVersionFor, HeadVersion, Version, VersionBundle, VersionChange, enumeration, fastifyVersioner, schema, versioned,
+  type RequestInfo
+} from '../../plugin'
 
 const root = resolve(__dirname, '..', '..')
 const bin = join(root, 'lib', 'tools', 'bin.ts')
@@ -403,4 +409,60 @@ export default async function build () {
     '(2999-01-01T09:00:00.000Z). Retire 2002-01-01 after that instant, or name an older one: 2001-01-01.\n')
   const older = await inProcess(['retire', file, '--version', '2001-01-01', '--examples', '5'])
   t.equal(older.code, 0, older.stderr)
+})
+
+/**
+ * HEAD's State keeps 'gone' for old versions (HeadVersion hides it; 2000-01-01 has it), and 2001-01-01's clients
+ * archive an order with `archived: true`, which 2002-01-01's converter turns into HEAD's state 'gone'. With
+ * `converter: false`, no converter of a remaining change can reach 'gone'.
+ */
+async function archivedApp (converter: boolean) {
+  const State = Type.Union([Type.Literal('open'), Type.Literal('gone')], { $id: 'State' })
+  const OrderCreate = Type.Object({ id: Type.String(), state: Type.Optional(State) }, { $id: 'OrderCreate' })
+  class HideGone extends VersionChange {
+    description = 'gone is kept for older versions only'
+    instructionsToMigrateToPreviousVersion = [enumeration(State).didntHave('gone')]
+  }
+  class ArchivedFlagWithConverter extends VersionChange {
+    description = 'an order was archived with archived: true'
+    instructionsToMigrateToPreviousVersion = [schema(OrderCreate).formerField('archived').existedAs({ type: Type.Boolean(), optional: true })]
+    @ConvertRequestToNextVersionFor(OrderCreate) up (request: RequestInfo) {
+      if (request.body.archived === true) request.body.state = 'gone'
+      delete request.body.archived
+    }
+  }
+  class ArchivedFlag extends VersionChange {
+    description = 'orders had an archived flag, ignored (HEAD drops fields it lacks)'
+    instructionsToMigrateToPreviousVersion = [schema(OrderCreate).formerField('archived').existedAs({ type: Type.Boolean(), optional: true })]
+  }
+  class GoneBack extends VersionChange {
+    description = 'gone was a state'
+    instructionsToMigrateToPreviousVersion = [enumeration(State).had({ gone: 'gone' })]
+  }
+  const app = Fastify()
+  await app.register(fastifyVersioner, {
+    versions: new VersionBundle(new HeadVersion(HideGone), new Version('2002-01-01', converter ? ArchivedFlagWithConverter : ArchivedFlag),
+      new Version('2001-01-01', GoneBack), new Version('2000-01-01'))
+  })
+  await app.register(versioned(async (api) => {
+    api.post('/orders', { schema: { body: OrderCreate, response: { 200: Type.Object({ archived: Type.Boolean() }) } } },
+      async (request) => ({ archived: request.body.state === 'gone' }))
+  }))
+  await app.ready()
+  t.teardown(async () => { await app.close() })
+  return app
+}
+
+// An enum member was listed when every remaining version lacked it, whatever the converters of the remaining
+// changes wrote: deleting 'gone' as listed, a 2001-01-01 client archiving an order got a 500
+// (FST_VERSIONER_LATEST_REQUEST_VALIDATION), after a green retire (the cut application keeps HEAD's schemas).
+test('regression: an enum member a remaining change\'s converter can write is not listed', async (t) => {
+  const app = await archivedApp(true)
+  const archived = await app.inject({ method: 'POST', url: '/orders', headers: { 'x-api-version': '2001-01-01' }, payload: { id: 'o1', archived: true } })
+  t.same(archived.json(), { archived: true }, "2001-01-01's archived reaches HEAD as state 'gone'")
+  const plan = retirementPlan(versionerStateOf(app), '2000-01-01')
+  t.same(plan.changes, [{ name: 'GoneBack', holder: '2001-01-01' }])
+  t.same(plan.members, [], "'gone' is kept: ArchivedFlagWithConverter.up writes it")
+  const unread = await archivedApp(false)
+  t.same(retirementPlan(versionerStateOf(unread), '2000-01-01').members, ['State "gone"'], 'listed when only converters of retired versions could reach it')
 })
