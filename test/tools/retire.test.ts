@@ -11,8 +11,8 @@ import { Type } from '@sinclair/typebox'
 import { bundleWithout, retirementPlan } from '../../lib/tools/retire-plan'
 import { versionerStateOf } from '../../lib/tools/versioned-apis'
 import {
-  ConvertRequestToNextVersionFor, HeadVersion, Version, VersionBundle, VersionChange, enumeration, fastifyVersioner, schema, versioned,
-  type RequestInfo
+  ConvertRequestToNextVersionFor, HeadVersion, Version, VersionBundle, VersionChange, endpoint, enumeration, fastifyVersioner, schema,
+  versioned, type RequestInfo
 } from '../../plugin'
 
 const root = resolve(__dirname, '..', '..')
@@ -67,8 +67,10 @@ test('retire 2001-01-01 on the example: 2000 goes too, and the HEAD fields kept 
     '  converter MoveUserAddressesToTheirOwnEndpoint.addressesInline',
     '  converter ReplaceUserAddressWithListOfAddresses.addressToList',
     '  converter ReplaceUserAddressWithListOfAddresses.addressesToSingleItem',
-    '  field UserCreateRequest.addressesToCreate: kept in HEAD only for retired versions (every remaining version hides it)',
-    '  field UserResource.prefetchedAddresses: kept in HEAD only for retired versions (every remaining version hides it)',
+    '  field UserCreateRequest.addressesToCreate: ' +
+      'no version shows it; a removed converter can read its schema (HEAD kept it for that converter, or keeps it for a version not yet released: check which); delete its instruction in HideInternalUserFields (HeadVersion) too',
+    '  field UserResource.prefetchedAddresses: ' +
+      'no version shows it; a removed converter can read its schema (HEAD kept it for that converter, or keeps it for a version not yet released: check which); delete its instruction in HideInternalUserFields (HeadVersion) too',
     'retire: the application without them serves 2002-01-01.',
     NO_SUNSET('2001-01-01').trim(),
     NO_SUNSET('2000-01-01').trim(),
@@ -154,7 +156,8 @@ test('an onlyExistsInOlderVersions route and webhook and an enum member kept onl
     '  change DropClosedAndLegacySearch (in Version(\'2001-01-01\'))',
     '  route GET /legacy-search (onlyExistsInOlderVersions): no remaining version serves it',
     '  webhook order.closed (POST) (onlyExistsInOlderVersions): no remaining version sends it',
-    '  enum member Status "closed": kept in HEAD only for retired versions (every remaining version lacks it)',
+    '  enum member Status "closed": kept in HEAD only for retired versions (every remaining version lacks it); delete its instruction in ' +
+      'HideClosed (HeadVersion) too',
     'retire: the application without them serves 2001-01-01.',
     'check: no breaking change in 2 remaining version(s) (2001-01-01, unversioned); 0 note(s).',
     ''
@@ -465,4 +468,29 @@ test('regression: an enum member a remaining change\'s converter can write is no
   t.same(plan.members, [], "'gone' is kept: ArchivedFlagWithConverter.up writes it")
   const unread = await archivedApp(false)
   t.same(retirementPlan(versionerStateOf(unread), '2000-01-01').members, ['State "gone"'], 'listed when only converters of retired versions could reach it')
+})
+
+// Deleting what the list named left HeadVersion's instruction hiding it, naming a field, member or route HEAD no longer
+// had: the application stopped at start-up. The list now names the change holding that instruction.
+test('regression: a listed route hidden by HeadVersion names the change whose instruction goes with it', async (t) => {
+  class HideOldSearch extends VersionChange {
+    description = 'the old search is kept for 2000-01-01 only'
+    instructionsToMigrateToPreviousVersion = [endpoint('/api/old-search', ['GET']).didntExist]
+  }
+  class RestoreOldSearch extends VersionChange {
+    description = 'the old search was served'
+    instructionsToMigrateToPreviousVersion = [endpoint('/api/old-search', ['GET']).existed]
+  }
+  const app = Fastify()
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(HideOldSearch), new Version('2001-01-01', RestoreOldSearch), new Version('2000-01-01')) })
+  await app.register(async (api) => {
+    await api.register(versioned(async (scope) => {
+      scope.get('/old-search', { schema: { response: { 200: Type.Object({ ok: Type.Boolean() }) } } }, async () => ({ ok: true }))
+    }))
+  }, { prefix: '/api' })
+  await app.ready()
+  t.teardown(async () => { await app.close() })
+  const plan = retirementPlan(versionerStateOf(app), '2000-01-01')
+  t.same(plan.routes, ['GET /api/old-search'])
+  t.same(plan.namedBy, { 'GET /api/old-search': ['HideOldSearch (HeadVersion)'] })
 })
