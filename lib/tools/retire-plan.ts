@@ -128,7 +128,7 @@ function keptOnlyForRetired (state: VersionerState, oldestKept: number, removed:
         if (remainingLevels.some((level) => has(level, field.id))) continue
         const inRetired = retiredLevels.some((level) => has(level, field.id))
         if (!inRetired && readByRemoved !== undefined && !readByRemoved.has(seed)) continue
-        const display = `${seed.display}.${field.key}`
+        const display = `${seed.display === 'schema' ? `{ ${head.fields.map(({ key }) => key).join(', ')} }` : seed.display}.${field.key}`
         fields.push(display)
         if (!inRetired) headOnly.push(display)
         name(display, seed, (instruction) => 'field' in instruction && instruction.field === field.key)
@@ -142,7 +142,7 @@ function keptOnlyForRetired (state: VersionerState, oldestKept: number, removed:
       }
       for (const { value } of head.members) {
         if (remainingLevels.some((level) => has(level, value)) || !retiredLevels.some((level) => has(level, value))) continue
-        const display = `${seed.display} ${JSON.stringify(value)}`
+        const display = `${seed.display === 'schema' ? head.members.map((member) => JSON.stringify(member.value)).join(' | ') : seed.display} ${JSON.stringify(value)}`
         members.push(display)
         name(display, seed, (instruction) => (instruction.kind === 'enum.didntHave' && instruction.members.includes(String(value))) ||
           (instruction.kind === 'enum.had' && Object.hasOwn(instruction.members, String(value))))

@@ -11,8 +11,8 @@ import { Type } from '@sinclair/typebox'
 import { bundleWithout, retirementPlan } from '../../lib/tools/retire-plan'
 import { versionerStateOf } from '../../lib/tools/versioned-apis'
 import {
-  ConvertRequestToNextVersionFor, HeadVersion, Version, VersionBundle, VersionChange, endpoint, enumeration, fastifyVersioner, schema,
-  versioned, type RequestInfo
+  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, HeadVersion, Version, VersionBundle, VersionChange, endpoint, enumeration, fastifyVersioner, schema,
+  versioned, type RequestInfo, type ResponseInfo
 } from '../../plugin'
 
 const root = resolve(__dirname, '..', '..')
@@ -493,4 +493,33 @@ test('regression: a listed route hidden by HeadVersion names the change whose in
   const plan = retirementPlan(versionerStateOf(app), '2000-01-01')
   t.same(plan.routes, ['GET /api/old-search'])
   t.same(plan.namedBy, { 'GET /api/old-search': ['HideOldSearch (HeadVersion)'] })
+})
+
+// A field of a schema without $id or title was listed as `schema.legacyNote`: no team could tell which schema to edit.
+test('regression: a listed field of an unnamed schema names the schema by its fields', async (t) => {
+  const Item = Type.Object({ sku: Type.String(), legacyNote: Type.Optional(Type.String()) })
+  const Order = Type.Object({ id: Type.String(), lines: Type.Array(Item) }, { $id: 'Order' })
+  class HideNote extends VersionChange {
+    description = 'legacyNote is internal'
+    instructionsToMigrateToPreviousVersion = [schema(Item).field('legacyNote').didntExist]
+  }
+  class SkuWasCode extends VersionChange {
+    description = 'sku was code'
+    instructionsToMigrateToPreviousVersion = [schema(Item).field('sku').had({ name: 'code' })]
+    @ConvertResponseToPreviousVersionFor(Item) down (response: ResponseInfo) {
+      response.body.code = response.body.sku
+      delete response.body.sku
+    }
+  }
+  const app = Fastify()
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(HideNote), new Version('2001-01-01', SkuWasCode), new Version('2000-01-01')) })
+  await app.register(versioned(async (api) => {
+    api.get('/orders', { schema: { response: { 200: Order } } }, async () => ({ id: 'o1', lines: [] }))
+  }))
+  await app.ready()
+  t.teardown(async () => { await app.close() })
+  const plan = retirementPlan(versionerStateOf(app), '2000-01-01')
+  t.same(plan.fields, ['{ sku, legacyNote }.legacyNote'])
+  t.same(plan.headOnly, ['{ sku, legacyNote }.legacyNote'], 'no version shows it: kept for SkuWasCode.down, or for a version not yet released')
+  t.same(plan.namedBy, { '{ sku, legacyNote }.legacyNote': ['HideNote (HeadVersion)'] })
 })
