@@ -7,13 +7,14 @@
  * A HEAD field is kept only for retired versions when every remaining version lacks it (instructions hide it, by
  * the field's identity, which renames keep), no converter of a remaining change can read its schema, and either a
  * retired version has it or a removed converter can read its schema. A HEAD enum member is when every remaining
- * version lacks it and a retired version has it. A converter can read a schema when it targets it (or a schema
+ * version lacks it, no converter of a remaining change can read its schema, and a retired version has it. A converter can read a schema when it targets it (or a schema
  * holding it) by schema, or runs on a route whose schemas hold it.
  * @module
  */
 import { Version, VersionBundle, type VersionBundleOptions, type VersionLifecycle } from '../describe/versions'
 import { kBundleInternals } from '../core/symbols'
 import type { VersionChangeDescriptor } from '../describe/version-change-reader'
+import type { Instruction } from '../describe/instructions'
 import { deepEqual } from '../core/json-schema'
 import { VersionerToolError } from '../core/errors'
 import { routeSeeds } from '../routes/quiet-levels'
@@ -46,6 +47,10 @@ export interface RetirementPlan {
   readonly fields: readonly string[]
   /** `Enum member` of HEAD enum members kept only for retired versions. */
   readonly members: readonly string[]
+  /** The fields listed that no version has (kept for a removed converter, or for a version not yet released). */
+  readonly headOnly: readonly string[]
+  /** For a route, webhook, field or member listed, the kept changes (`HeadVersion`'s) whose instructions name it: deleted with it. */
+  readonly namedBy: Readonly<Record<string, readonly string[]>>
 }
 
 /** The seeds the converters of `changes` can read (`undefined`: any, when a route's seeds are not known). */
@@ -76,13 +81,24 @@ function readSeeds (state: VersionerState, changes: ReadonlySet<VersionChangeDes
   return seeds
 }
 
+/** A change as the plan names it: `Name (HeadVersion)`, `Name (Version('2001-01-01'))`. */
+function changeDisplay (change: VersionChangeDescriptor): string {
+  return `${change.name} (${change.version === 'head' ? 'HeadVersion' : `Version('${change.version}')`})`
+}
+
+/** The kept changes with an endpoint instruction naming `path` and one of `methods` (a route's or webhook's name). */
+function endpointNamers (kept: ReadonlySet<VersionChangeDescriptor>, path: string, methods: readonly string[]): string[] {
+  return [...kept].filter((change) => change.instructions.some((instruction) => instruction.kind.startsWith('endpoint.') &&
+    'path' in instruction && instruction.path === path && instruction.methods.some((method) => methods.includes(method)))).map(changeDisplay)
+}
+
 /** The levels from `from` to `to` (inclusive). */
 function range (from: number, to: number): number[] {
   return Array.from({ length: Math.max(0, to - from + 1) }, (_, index) => from + index)
 }
 
 /** HEAD fields and enum members kept only for retired versions (levels `oldestKept + 1` and older). */
-function keptOnlyForRetired (state: VersionerState, oldestKept: number, removed: ReadonlySet<VersionChangeDescriptor>): { fields: string[], members: string[] } {
+function keptOnlyForRetired (state: VersionerState, oldestKept: number, removed: ReadonlySet<VersionChangeDescriptor>): Pick<RetirementPlan, 'fields' | 'members' | 'headOnly' | 'namedBy'> {
   const { generation } = state
   const remainingLevels = range(1, oldestKept)
   const retiredLevels = range(oldestKept + 1, generation.levels.length - 1)
@@ -91,6 +107,14 @@ function keptOnlyForRetired (state: VersionerState, oldestKept: number, removed:
   const readByRemoved = readSeeds(state, removed)
   const fields: string[] = []
   const members: string[] = []
+  const headOnly: string[] = []
+  const namedBy: Record<string, string[]> = {}
+  // The kept changes whose instructions name what is listed: a start-up error (the field is gone) once it is deleted.
+  const name = (display: string, seed: Seed, names: (instruction: Instruction) => boolean): void => {
+    const changes = [...kept].filter((change) => change.instructions.some((instruction) =>
+      'schema' in instruction && generation.seedOf(instruction.schema) === seed && names(instruction)))
+    if (changes.length > 0) namedBy[display] = changes.map(changeDisplay)
+  }
   // Every seed an instruction names: those the instructions giving each level changed.
   for (const seed of new Set([...remainingLevels, ...retiredLevels].flatMap((level) => [...generation.seedsChangedAt(level)]))) {
     const head = generation.stateAt(seed.head, 0)
@@ -102,19 +126,30 @@ function keptOnlyForRetired (state: VersionerState, oldestKept: number, removed:
       }
       for (const field of head.fields) {
         if (remainingLevels.some((level) => has(level, field.id))) continue
-        if (retiredLevels.some((level) => has(level, field.id)) || readByRemoved === undefined || readByRemoved.has(seed)) fields.push(`${seed.display}.${field.key}`)
+        const inRetired = retiredLevels.some((level) => has(level, field.id))
+        if (!inRetired && readByRemoved !== undefined && !readByRemoved.has(seed)) continue
+        const display = `${seed.display === 'schema' ? `{ ${head.fields.map(({ key }) => key).join(', ')} }` : seed.display}.${field.key}`
+        fields.push(display)
+        if (!inRetired) headOnly.push(display)
+        name(display, seed, (instruction) => 'field' in instruction && instruction.field === field.key)
       }
     } else if (head.kind === 'enum') {
+      // A converter of a remaining change may write a member no remaining version shows (an old flag made HEAD's member).
+      if (readByRemaining === undefined || readByRemaining.has(seed)) continue
       const has = (level: number, value: unknown): boolean => {
         const at = generation.stateAt(seed.head, level)
         return at.kind === 'enum' && at.members.some((member) => deepEqual(member.value, value))
       }
       for (const { value } of head.members) {
-        if (!remainingLevels.some((level) => has(level, value)) && retiredLevels.some((level) => has(level, value))) members.push(`${seed.display} ${JSON.stringify(value)}`)
+        if (remainingLevels.some((level) => has(level, value)) || !retiredLevels.some((level) => has(level, value))) continue
+        const display = `${seed.display === 'schema' ? head.members.map((member) => JSON.stringify(member.value)).join(' | ') : seed.display} ${JSON.stringify(value)}`
+        members.push(display)
+        name(display, seed, (instruction) => (instruction.kind === 'enum.didntHave' && instruction.members.includes(String(value))) ||
+          (instruction.kind === 'enum.had' && Object.hasOwn(instruction.members, String(value))))
       }
     }
   }
-  return { fields, members }
+  return { fields, members, headOnly, namedBy }
 }
 
 /**
@@ -145,21 +180,30 @@ export function retirementPlan (state: VersionerState, version: string, webhooks
   const removed = new Set(removedSteps.flatMap((step) => step.changes))
   const changes = removedSteps.flatMap((step) => step.changes.map((change) => ({ name: change.name, holder: step.origin })))
   const converters = [...removed].flatMap((change) => change.converters.map((converter) => converter.display))
-  // A route or webhook some retired version has and no remaining one does, marked when HEAD lacks it.
-  const retiredOnly = (timeline: readonly RouteState[], display: string): string[] => {
+  // A route or webhook some retired version has and no remaining one does, marked when HEAD lacks it; with the kept
+  // changes whose endpoint instructions name it (HeadVersion's hiding it), deleted with it.
+  const kept = new Set(state.steps.slice(0, index).flatMap((step) => step.changes))
+  const endpointsNamedBy: Record<string, string[]> = {}
+  const retiredOnly = (timeline: readonly RouteState[], display: string, [path, methods]: [string, readonly string[]]): string[] => {
     const served = (level: number): boolean => timeline[level]?.exists === true
     if (range(1, index).some(served) || !range(index + 1, values.length).some(served)) return []
-    return [`${display}${timeline[0].exists ? '' : ' (onlyExistsInOlderVersions)'}`]
+    const listed = `${display}${timeline[0].exists ? '' : ' (onlyExistsInOlderVersions)'}`
+    const namers = endpointNamers(kept, path, methods)
+    if (namers.length > 0) endpointsNamedBy[listed] = namers
+    return [listed]
   }
-  const routes = state.headRoutes.flatMap((head) => retiredOnly(head.timeline, head.display))
+  const routes = state.headRoutes.flatMap((head) => retiredOnly(head.timeline, head.display, [head.path, head.methods]))
+  const hooks = webhooks.flatMap((webhook) => retiredOnly(webhook.timeline, `${webhook.name} (${webhook.method})`, [webhook.name, [webhook.method]]))
+  const held = keptOnlyForRetired(state, index, removed)
   return {
     retired: bundle.versions.slice(index),
     remaining: values.slice(0, index),
     changes,
     converters,
     routes,
-    webhooks: webhooks.flatMap((webhook) => retiredOnly(webhook.timeline, `${webhook.name} (${webhook.method})`)),
-    ...keptOnlyForRetired(state, index, removed)
+    webhooks: hooks,
+    ...held,
+    namedBy: { ...endpointsNamedBy, ...held.namedBy }
   }
 }
 

@@ -62,6 +62,12 @@ function checkDefault (context: FastifyInstance, plan: RetirementPlan): void {
     'or remove it, tell the clients that send no version (their served events have no requested), then retire.')
 }
 
+/** What else deleting a listed route, webhook, field or member takes: the instructions of kept changes naming it (HeadVersion's hiding it). */
+function alsoDelete (plan: RetirementPlan, listed: string): string {
+  const changes = plan.namedBy[listed]
+  return changes === undefined ? '' : `; delete its instruction in ${changes.join(', ')} too`
+}
+
 /** Prints what the plan removes (names from the application made printable: one line each). */
 function printPlan (plan: RetirementPlan, io: CommandOutput): void {
   io.out(`retire ${printable(plan.retired[0].value)}${plan.retired.length > 1 ? ' and every older version' : ''} removes:`)
@@ -71,10 +77,13 @@ function printPlan (plan: RetirementPlan, io: CommandOutput): void {
   const lines = [
     ...plan.changes.map((removed) => `change ${removed.name} (in Version('${removed.holder}'))`),
     ...plan.converters.map((converter) => `converter ${converter}`),
-    ...plan.routes.map((route) => `route ${route}: no remaining version serves it`),
-    ...plan.webhooks.map((webhook) => `webhook ${webhook}: no remaining version sends it`),
-    ...plan.fields.map((field) => `field ${field}: kept in HEAD only for retired versions (every remaining version hides it)`),
-    ...plan.members.map((member) => `enum member ${member}: kept in HEAD only for retired versions (every remaining version lacks it)`)
+    ...plan.routes.map((route) => `route ${route}: no remaining version serves it${alsoDelete(plan, route)}`),
+    ...plan.webhooks.map((webhook) => `webhook ${webhook}: no remaining version sends it${alsoDelete(plan, webhook)}`),
+    ...plan.fields.map((field) => `field ${field}: ${plan.headOnly.includes(field)
+      ? 'no version shows it; a removed converter can read its schema (HEAD kept it for that converter, or keeps it for a version ' +
+        'not yet released: check which)'
+      : 'kept in HEAD only for retired versions (every remaining version hides it)'}${alsoDelete(plan, field)}`),
+    ...plan.members.map((member) => `enum member ${member}: kept in HEAD only for retired versions (every remaining version lacks it)${alsoDelete(plan, member)}`)
   ]
   for (const line of lines) io.out(`  ${printable(line)}`)
 }

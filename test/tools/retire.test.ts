@@ -6,8 +6,14 @@ import { execFile } from 'node:child_process'
 import { writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { inProcess, scratch, type Run } from '../helpers/cli'
-import { bundleWithout } from '../../lib/tools/retire-plan'
-import { Version, VersionBundle } from '../../plugin'
+import Fastify from 'fastify'
+import { Type } from '@sinclair/typebox'
+import { bundleWithout, retirementPlan } from '../../lib/tools/retire-plan'
+import { versionerStateOf } from '../../lib/tools/versioned-apis'
+import {
+  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, HeadVersion, Version, VersionBundle, VersionChange, endpoint, enumeration, fastifyVersioner, schema,
+  versioned, type RequestInfo, type ResponseInfo
+} from '../../plugin'
 
 const root = resolve(__dirname, '..', '..')
 const bin = join(root, 'lib', 'tools', 'bin.ts')
@@ -61,8 +67,10 @@ test('retire 2001-01-01 on the example: 2000 goes too, and the HEAD fields kept 
     '  converter MoveUserAddressesToTheirOwnEndpoint.addressesInline',
     '  converter ReplaceUserAddressWithListOfAddresses.addressToList',
     '  converter ReplaceUserAddressWithListOfAddresses.addressesToSingleItem',
-    '  field UserCreateRequest.addressesToCreate: kept in HEAD only for retired versions (every remaining version hides it)',
-    '  field UserResource.prefetchedAddresses: kept in HEAD only for retired versions (every remaining version hides it)',
+    '  field UserCreateRequest.addressesToCreate: ' +
+      'no version shows it; a removed converter can read its schema (HEAD kept it for that converter, or keeps it for a version not yet released: check which); delete its instruction in HideInternalUserFields (HeadVersion) too',
+    '  field UserResource.prefetchedAddresses: ' +
+      'no version shows it; a removed converter can read its schema (HEAD kept it for that converter, or keeps it for a version not yet released: check which); delete its instruction in HideInternalUserFields (HeadVersion) too',
     'retire: the application without them serves 2002-01-01.',
     NO_SUNSET('2001-01-01').trim(),
     NO_SUNSET('2000-01-01').trim(),
@@ -148,7 +156,8 @@ test('an onlyExistsInOlderVersions route and webhook and an enum member kept onl
     '  change DropClosedAndLegacySearch (in Version(\'2001-01-01\'))',
     '  route GET /legacy-search (onlyExistsInOlderVersions): no remaining version serves it',
     '  webhook order.closed (POST) (onlyExistsInOlderVersions): no remaining version sends it',
-    '  enum member Status "closed": kept in HEAD only for retired versions (every remaining version lacks it)',
+    '  enum member Status "closed": kept in HEAD only for retired versions (every remaining version lacks it); delete its instruction in ' +
+      'HideClosed (HeadVersion) too',
     'retire: the application without them serves 2001-01-01.',
     'check: no breaking change in 2 remaining version(s) (2001-01-01, unversioned); 0 note(s).',
     ''
@@ -403,4 +412,114 @@ export default async function build () {
     '(2999-01-01T09:00:00.000Z). Retire 2002-01-01 after that instant, or name an older one: 2001-01-01.\n')
   const older = await inProcess(['retire', file, '--version', '2001-01-01', '--examples', '5'])
   t.equal(older.code, 0, older.stderr)
+})
+
+/**
+ * HEAD's State keeps 'gone' for old versions (HeadVersion hides it; 2000-01-01 has it), and 2001-01-01's clients
+ * archive an order with `archived: true`, which 2002-01-01's converter turns into HEAD's state 'gone'. With
+ * `converter: false`, no converter of a remaining change can reach 'gone'.
+ */
+async function archivedApp (converter: boolean) {
+  const State = Type.Union([Type.Literal('open'), Type.Literal('gone')], { $id: 'State' })
+  const OrderCreate = Type.Object({ id: Type.String(), state: Type.Optional(State) }, { $id: 'OrderCreate' })
+  class HideGone extends VersionChange {
+    description = 'gone is kept for older versions only'
+    instructionsToMigrateToPreviousVersion = [enumeration(State).didntHave('gone')]
+  }
+  class ArchivedFlagWithConverter extends VersionChange {
+    description = 'an order was archived with archived: true'
+    instructionsToMigrateToPreviousVersion = [schema(OrderCreate).formerField('archived').existedAs({ type: Type.Boolean(), optional: true })]
+    @ConvertRequestToNextVersionFor(OrderCreate) up (request: RequestInfo) {
+      if (request.body.archived === true) request.body.state = 'gone'
+      delete request.body.archived
+    }
+  }
+  class ArchivedFlag extends VersionChange {
+    description = 'orders had an archived flag, ignored (HEAD drops fields it lacks)'
+    instructionsToMigrateToPreviousVersion = [schema(OrderCreate).formerField('archived').existedAs({ type: Type.Boolean(), optional: true })]
+  }
+  class GoneBack extends VersionChange {
+    description = 'gone was a state'
+    instructionsToMigrateToPreviousVersion = [enumeration(State).had({ gone: 'gone' })]
+  }
+  const app = Fastify()
+  await app.register(fastifyVersioner, {
+    versions: new VersionBundle(new HeadVersion(HideGone), new Version('2002-01-01', converter ? ArchivedFlagWithConverter : ArchivedFlag),
+      new Version('2001-01-01', GoneBack), new Version('2000-01-01'))
+  })
+  await app.register(versioned(async (api) => {
+    api.post('/orders', { schema: { body: OrderCreate, response: { 200: Type.Object({ archived: Type.Boolean() }) } } },
+      async (request) => ({ archived: request.body.state === 'gone' }))
+  }))
+  await app.ready()
+  t.teardown(async () => { await app.close() })
+  return app
+}
+
+// An enum member was listed when every remaining version lacked it, whatever the converters of the remaining
+// changes wrote: deleting 'gone' as listed, a 2001-01-01 client archiving an order got a 500
+// (FST_VERSIONER_LATEST_REQUEST_VALIDATION), after a green retire (the cut application keeps HEAD's schemas).
+test('regression: an enum member a remaining change\'s converter can write is not listed', async (t) => {
+  const app = await archivedApp(true)
+  const archived = await app.inject({ method: 'POST', url: '/orders', headers: { 'x-api-version': '2001-01-01' }, payload: { id: 'o1', archived: true } })
+  t.same(archived.json(), { archived: true }, "2001-01-01's archived reaches HEAD as state 'gone'")
+  const plan = retirementPlan(versionerStateOf(app), '2000-01-01')
+  t.same(plan.changes, [{ name: 'GoneBack', holder: '2001-01-01' }])
+  t.same(plan.members, [], "'gone' is kept: ArchivedFlagWithConverter.up writes it")
+  const unread = await archivedApp(false)
+  t.same(retirementPlan(versionerStateOf(unread), '2000-01-01').members, ['State "gone"'], 'listed when only converters of retired versions could reach it')
+})
+
+// Deleting what the list named left HeadVersion's instruction hiding it, naming a field, member or route HEAD no longer
+// had: the application stopped at start-up. The list now names the change holding that instruction.
+test('regression: a listed route hidden by HeadVersion names the change whose instruction goes with it', async (t) => {
+  class HideOldSearch extends VersionChange {
+    description = 'the old search is kept for 2000-01-01 only'
+    instructionsToMigrateToPreviousVersion = [endpoint('/api/old-search', ['GET']).didntExist]
+  }
+  class RestoreOldSearch extends VersionChange {
+    description = 'the old search was served'
+    instructionsToMigrateToPreviousVersion = [endpoint('/api/old-search', ['GET']).existed]
+  }
+  const app = Fastify()
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(HideOldSearch), new Version('2001-01-01', RestoreOldSearch), new Version('2000-01-01')) })
+  await app.register(async (api) => {
+    await api.register(versioned(async (scope) => {
+      scope.get('/old-search', { schema: { response: { 200: Type.Object({ ok: Type.Boolean() }) } } }, async () => ({ ok: true }))
+    }))
+  }, { prefix: '/api' })
+  await app.ready()
+  t.teardown(async () => { await app.close() })
+  const plan = retirementPlan(versionerStateOf(app), '2000-01-01')
+  t.same(plan.routes, ['GET /api/old-search'])
+  t.same(plan.namedBy, { 'GET /api/old-search': ['HideOldSearch (HeadVersion)'] })
+})
+
+// A field of a schema without $id or title was listed as `schema.legacyNote`: no team could tell which schema to edit.
+test('regression: a listed field of an unnamed schema names the schema by its fields', async (t) => {
+  const Item = Type.Object({ sku: Type.String(), legacyNote: Type.Optional(Type.String()) })
+  const Order = Type.Object({ id: Type.String(), lines: Type.Array(Item) }, { $id: 'Order' })
+  class HideNote extends VersionChange {
+    description = 'legacyNote is internal'
+    instructionsToMigrateToPreviousVersion = [schema(Item).field('legacyNote').didntExist]
+  }
+  class SkuWasCode extends VersionChange {
+    description = 'sku was code'
+    instructionsToMigrateToPreviousVersion = [schema(Item).field('sku').had({ name: 'code' })]
+    @ConvertResponseToPreviousVersionFor(Item) down (response: ResponseInfo) {
+      response.body.code = response.body.sku
+      delete response.body.sku
+    }
+  }
+  const app = Fastify()
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(HideNote), new Version('2001-01-01', SkuWasCode), new Version('2000-01-01')) })
+  await app.register(versioned(async (api) => {
+    api.get('/orders', { schema: { response: { 200: Order } } }, async () => ({ id: 'o1', lines: [] }))
+  }))
+  await app.ready()
+  t.teardown(async () => { await app.close() })
+  const plan = retirementPlan(versionerStateOf(app), '2000-01-01')
+  t.same(plan.fields, ['{ sku, legacyNote }.legacyNote'])
+  t.same(plan.headOnly, ['{ sku, legacyNote }.legacyNote'], 'no version shows it: kept for SkuWasCode.down, or for a version not yet released')
+  t.same(plan.namedBy, { '{ sku, legacyNote }.legacyNote': ['HideNote (HeadVersion)'] })
 })
