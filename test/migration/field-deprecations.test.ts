@@ -519,3 +519,25 @@ test('regression: a field and the union member its value belongs to, both deprec
   t.equal(text.headers.sunset, undefined, 'a string: the field only')
   t.equal(text.headers.deprecation, '@0')
 })
+
+test('regression: check: deprecating a union whose members are schemas with an $id (written as $refs) is not a break', async (t) => {
+  // `api-smart-diff` moved the `deprecated` beside `anyOf` into each member: `{ allOf: [{ deprecated }, { $ref }] }`
+  // against `{ $ref }` read as the type changed and the members' fields removed.
+  const documentWith = async (deprecated: boolean): Promise<unknown> => {
+    const Card = Type.Object({ type: Type.Literal('card'), number: Type.String() }, { $id: 'Card' })
+    const Bank = Type.Object({ type: Type.Literal('bank'), iban: Type.String() }, { $id: 'Bank' })
+    const Wallet = Type.Object({ wid: Type.String() }, { $id: 'Wallet' })
+    const mark = deprecated ? { deprecated: { sunsetAt: '2030-01-01' }, description: 'how it is paid' } : {}
+    const Payment = Type.Object({ pay: Type.Union([Card, Bank], mark), kind: Type.Optional(Type.Union([Wallet, Type.String()], deprecated ? { deprecated: true } : {})) })
+    const app = await versionedApp(t, new VersionBundle(new Version(NEW)), async (api) => {
+      api.post('/payments', { schema: { body: Payment, response: { 200: Payment } } }, async (request) => request.body)
+    })
+    return (await app.inject(`/openapi.json?version=${NEW}`)).json()
+  }
+  const [plain, marked] = [await documentWith(false), await documentWith(true)]
+  for (const [before, after, what] of [[plain, marked, 'deprecated'], [marked, plain, 'no longer deprecated']] as const) {
+    const changes = await compareDocuments(NEW, before, after)
+    t.strictSame(changes.filter((change) => change.breaking).map((change) => change.text), [], `${what}: no break`)
+    t.ok(changes.some((change) => change.text.includes('request body /pay: deprecated')), `${what}: the note names the union`)
+  }
+})
