@@ -175,17 +175,19 @@ export function sendFieldDeprecations (
     const raw: unknown = request[property]
     if (raw === undefined || raw === null) continue
     const data = part === 'body' ? raw : asFastifyReads(request, part, form, raw as Record<string, unknown>)
-    for (const [place, node] of find(data)) {
+    for (const [place, nodes] of find(data)) {
       fields.push(`${prefix}${place}`)
-      // Every node the finder reports was recorded when it was compiled.
-      const detail = deprecations.details.get(node) as FieldDeprecation
-      deprecatedAt = earliest(deprecatedAt, detail.deprecatedAt * 1000)
-      sunsetAt = earliest(sunsetAt, detail.sunsetAt?.getTime())
-      // A preview's document is served only with `?channel=preview`.
-      const link = detail.link ?? (options.documentUrl === null
-        ? undefined
-        : `${options.documentUrl}?version=${encodeURIComponent(version)}${described?.channel === 'preview' ? '&channel=preview' : ''}`)
-      if (link !== undefined && !links.includes(link)) links.push(link)
+      // Every node the finder reports was recorded when it was compiled: a field, and the union member its value is.
+      for (const node of nodes) {
+        const detail = deprecations.details.get(node) as FieldDeprecation
+        deprecatedAt = earliest(deprecatedAt, detail.deprecatedAt * 1000)
+        sunsetAt = earliest(sunsetAt, detail.sunsetAt?.getTime())
+        // A preview's document is served only with `?channel=preview`.
+        const link = detail.link ?? (options.documentUrl === null
+          ? undefined
+          : `${options.documentUrl}?version=${encodeURIComponent(version)}${described?.channel === 'preview' ? '&channel=preview' : ''}`)
+        if (link !== undefined && !links.includes(link)) links.push(link)
+      }
     }
   }
   if (fields.length === 0) return

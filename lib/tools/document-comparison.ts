@@ -16,11 +16,12 @@ import { documentDiffs } from './document-diff'
 import { compareInfo } from './info-comparison'
 import { withPluginAnsweredStatuses, withStatusRanges } from './comparable-statuses'
 import {
-  actionWord, at, parameterName, placeOf, report, shownValue, TEXT_KEYS, withoutText, withSchemaRefsAligned,
+  actionWord, at, parameterName, placeOf, report, shownValue, TEXT_KEYS, withoutText,
   type Comparison, type DocumentChange, type JsonPath, type Place, type RawDiff, type Renames, type RequestValidation
 } from './document-places'
 import { classifySchemaChange, hasDefault } from './schema-changes'
 import { styleKey } from './parameter-styles'
+import { withSchemaRefsAligned } from './schema-refs-aligned'
 
 /**
  * Compares two documents `assertComparable` accepted (equal ones have no change: the diff is not run), judging

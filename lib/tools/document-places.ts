@@ -99,8 +99,9 @@ export function change (version: string, operation: string, place: string, kind:
 /**
  * The own property `key` of a JSON node, or `undefined`: a field named `constructor` or `toString` is one only
  * when the document has it, and a `__proto__` key (which `JSON.parse` makes an own property) is read as such.
+ * @example `own({}, 'constructor') // undefined`
  */
-function own (node: unknown, key: string | number): unknown {
+export function own (node: unknown, key: string | number): unknown {
   return typeof node === 'object' && node !== null && Object.hasOwn(node, key) ? (node as Record<string | number, unknown>)[key] : undefined
 }
 
@@ -122,77 +123,6 @@ export function follow (document: unknown, node: unknown): unknown {
     node = target
   }
   return node
-}
-
-/** A `$ref` to a schema component standing alone: how the plugin writes a schema with an `$id` where it is used. */
-function isSchemaRef (node: unknown): boolean {
-  const ref = own(node, '$ref')
-  return typeof ref === 'string' && ref.startsWith('#/components/schemas/') && Object.keys(node as object).length === 1
-}
-
-/** An `allOf` holding a schema `$ref` alone, beside annotations: how the documents write a deprecated reference. */
-function isWrappedRef (node: unknown): boolean {
-  const allOf = own(node, 'allOf')
-  return Array.isArray(allOf) && allOf.length === 1 && isSchemaRef(allOf[0]) && Object.keys(node as object).every((key) => key === 'allOf' || TEXT_KEYS.has(key) || key.startsWith('x-'))
-}
-
-/** A wrapped reference ({@link isWrappedRef}) as the schema it refers to, with its annotations. */
-function unwrapped (document: unknown, node: Record<string, unknown>): unknown {
-  const { allOf, ...annotations } = node
-  const target = follow(document, (allOf as unknown[])[0])
-  return typeof target === 'object' && target !== null && !Array.isArray(target) ? { ...target, ...annotations } : node
-}
-
-/** How deep {@link withSchemaRefsAligned} walks (`check` refuses documents nested deeper than 256 levels). */
-const MAX_ALIGNED_DEPTH = 1024
-
-/**
- * Two nodes at the same place of the two documents, where one side's schema `$ref` facing a schema written inline
- * on the other is replaced by the schema it refers to, down both trees (fresh copies where anything changed).
- */
-function aligned (before: unknown, after: unknown, documents: readonly [unknown, unknown], depth: number): [unknown, unknown] {
-  // A reference deprecated since (or no longer) is written `{ deprecated, allOf: [$ref] }`: facing another form, inline.
-  if (isWrappedRef(before) && !isWrappedRef(after)) before = unwrapped(documents[0], before as Record<string, unknown>)
-  else if (isWrappedRef(after) && !isWrappedRef(before)) after = unwrapped(documents[1], after as Record<string, unknown>)
-  if (isSchemaRef(before) !== isSchemaRef(after)) {
-    // The target stays a `$ref` when it cannot be followed, and the diff says so.
-    if (isSchemaRef(before)) before = follow(documents[0], before) ?? before
-    else after = follow(documents[1], after) ?? after
-  }
-  const bothArrays = Array.isArray(before) && Array.isArray(after)
-  const bothObjects = !Array.isArray(before) && !Array.isArray(after) && typeof before === 'object' && before !== null && typeof after === 'object' && after !== null
-  if (depth > MAX_ALIGNED_DEPTH || (!bothArrays && !bothObjects)) return [before, after]
-  if (bothArrays) {
-    const [first, second] = [[...before as unknown[]], [...after as unknown[]]]
-    for (let index = 0; index < Math.min(first.length, second.length); index++) [first[index], second[index]] = aligned(first[index], second[index], documents, depth + 1)
-    return [first, second]
-  }
-  const [first, second]: Array<Record<string, unknown>> = [{}, {}]
-  for (const [key, value] of Object.entries(before as object)) setOwn(first, key, value)
-  for (const [key, value] of Object.entries(after as object)) setOwn(second, key, value)
-  for (const key of Object.keys(first)) {
-    if (Object.hasOwn(second, key)) {
-      const [one, other] = aligned(first[key], second[key], documents, depth + 1)
-      setOwn(first, key, one)
-      setOwn(second, key, other)
-    }
-  }
-  return [first, second]
-}
-
-/**
- * Copies of a saved and a current OpenAPI document where a schema written as a `$ref` in one and inline in the other,
- * at the same place, is inline in both. A schema with an `$id` is written as a `$ref` to its component, one without
- * inline, and `api-smart-diff` resolves `$ref`s only when both sides have one: it reads a `$ref` against the same
- * schema inline as its type and fields changed. Where both sides have a `$ref` (recursive schemas among them), they
- * stay, for the diff to resolve. The documents are not changed.
- * @example
- * ```ts
- * const [before, after] = withSchemaRefsAligned(saved, current)
- * ```
- */
-export function withSchemaRefsAligned (saved: unknown, current: unknown): [unknown, unknown] {
-  return aligned(saved, current, [saved, current], 0)
 }
 
 /**

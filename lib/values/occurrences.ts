@@ -94,10 +94,10 @@ export function compileCollector (root: TSchema, target: CollectorTarget): Colle
 
 /**
  * The places where the target occurs in a value, as JSON pointers from the value (RFC 6901, with array
- * items as `*`: one place whatever the index), each once, outer before inner, with the target's node there; the
- * first {@link MAX_PLACES} only.
+ * items as `*`: one place whatever the index), each once, outer before inner, with the target's nodes there (more
+ * than one where a field and the union member its value belongs to are both targets); the first {@link MAX_PLACES} only.
  */
-export type PlaceFinder = (value: unknown) => ReadonlyArray<readonly [place: string, node: TSchema]>
+export type PlaceFinder = (value: unknown) => ReadonlyArray<readonly [place: string, nodes: readonly TSchema[]]>
 
 /**
  * The places a {@link PlaceFinder} reports at most, in one value. Data as deep as a request body may be (tens of
@@ -121,16 +121,20 @@ export function compilePlaceFinder (root: TSchema, target: CollectorTarget): Pla
  * that telling a place seen before compares numbers, never pointers as long as the data is deep; the pointers of the
  * places found are written last, each from its parent's.
  */
-function findPlaces (root: Walk, value: unknown): Array<readonly [string, TSchema]> {
+function findPlaces (root: Walk, value: unknown): Array<readonly [string, TSchema[]]> {
   const parents: number[] = [-1]
   const steps: string[] = ['']
   const children: Array<Map<string, number> | undefined> = [undefined]
-  const found = new Map<number, TSchema>()
+  const found = new Map<number, TSchema[]>()
   const stack: Array<readonly [walk: Walk, holder: Holder, key: PropertyKey, place: number]> = [[root, { '': value }, '', 0]]
   const next: Task[] = []
   while (stack.length > 0 && found.size < MAX_PLACES) {
     const [walk, at, name, place] = stack.pop() as (typeof stack)[number]
-    if (walk.self && !found.has(place)) found.set(place, walk.node)
+    if (walk.self) {
+      const nodes = found.get(place)
+      if (nodes === undefined) found.set(place, [walk.node])
+      else if (!nodes.includes(walk.node)) nodes.push(walk.node)
+    }
     next.length = 0
     walk.expand(at, name, next)
     for (let index = next.length - 1; index >= 0; index--) {
@@ -162,7 +166,7 @@ function findPlaces (root: Walk, value: unknown): Array<readonly [string, TSchem
     }
     return pointers.get(place) as string
   }
-  return [...found].map(([place, node]) => [pointerOf(place), node] as const)
+  return [...found].map(([place, nodes]) => [pointerOf(place), nodes] as const)
 }
 
 type Expand = Walk['expand']

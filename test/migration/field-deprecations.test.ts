@@ -489,3 +489,55 @@ test('regression: a bad deprecated keyword in a response or webhook payload sche
   })
   t.equal((await good.inject(`/openapi.json?version=${NEW}`)).statusCode, 200, 'a good one is documented')
 })
+
+test('regression: a field and the union member its value belongs to, both deprecated, tell their dates and pages (one place, two deprecations)', async (t) => {
+  const Card = Type.Object({ type: Type.Literal('card'), number: Type.String() }, { deprecated: { sunsetAt: '2029-01-01', link: 'https://example.com/cards' } })
+  const Bank = Type.Object({ type: Type.Literal('bank'), iban: Type.String() })
+  const Body = Type.Object({
+    pay: Type.Optional(Type.Union([Card, Bank], { deprecated: { deprecatedAt: '2026-01-01', link: 'https://example.com/pay' } })),
+    note: Type.Optional(Type.Union([Type.Null({ deprecated: { sunsetAt: '2028-01-01' } }), Type.String()], { deprecated: true }))
+  })
+  const events: ServedEvent[] = []
+  const listener = (message: unknown): void => { events.push(message as ServedEvent) }
+  diagnosticsChannel.subscribe('fastify-versioner:served', listener)
+  t.teardown(() => { diagnosticsChannel.unsubscribe('fastify-versioner:served', listener) })
+  const api = await versionedApp(t, new VersionBundle(new Version(NEW)), async (scope) => {
+    scope.post('/payments', { schema: { body: Body } }, async () => ({ ok: true }))
+  })
+  const card = await api.inject({ method: 'POST', url: '/payments', payload: { pay: { type: 'card', number: '4242' } }, headers: { 'x-api-version': NEW } })
+  t.equal(card.headers.deprecation, '@0', 'the card member has no date: deprecated already')
+  t.equal(card.headers.sunset, new Date('2029-01-01').toUTCString(), 'the card member\'s sunset')
+  t.equal(card.headers.link, '<https://example.com/pay>; rel="deprecation", <https://example.com/cards>; rel="deprecation"', 'both pages')
+  t.strictSame(events.at(-1)?.deprecatedFields, ['/body/pay'], 'the place is listed once')
+  const bank = await api.inject({ method: 'POST', url: '/payments', payload: { pay: { type: 'bank', iban: 'x' } }, headers: { 'x-api-version': NEW } })
+  t.equal(bank.headers.deprecation, SECONDS('2026-01-01'), 'a bank: the field only')
+  t.equal(bank.headers.sunset, undefined)
+  t.equal(bank.headers.link, '<https://example.com/pay>; rel="deprecation"')
+  const note = await api.inject({ method: 'POST', url: '/payments', payload: { note: null }, headers: { 'x-api-version': NEW } })
+  t.equal(note.headers.sunset, new Date('2028-01-01').toUTCString(), 'null, a deprecated member of a deprecated field: its sunset')
+  const text = await api.inject({ method: 'POST', url: '/payments', payload: { note: 'x' }, headers: { 'x-api-version': NEW } })
+  t.equal(text.headers.sunset, undefined, 'a string: the field only')
+  t.equal(text.headers.deprecation, '@0')
+})
+
+test('regression: check: deprecating a union whose members are schemas with an $id (written as $refs) is not a break', async (t) => {
+  // `api-smart-diff` moved the `deprecated` beside `anyOf` into each member: `{ allOf: [{ deprecated }, { $ref }] }`
+  // against `{ $ref }` read as the type changed and the members' fields removed.
+  const documentWith = async (deprecated: boolean): Promise<unknown> => {
+    const Card = Type.Object({ type: Type.Literal('card'), number: Type.String() }, { $id: 'Card' })
+    const Bank = Type.Object({ type: Type.Literal('bank'), iban: Type.String() }, { $id: 'Bank' })
+    const Wallet = Type.Object({ wid: Type.String() }, { $id: 'Wallet' })
+    const mark = deprecated ? { deprecated: { sunsetAt: '2030-01-01' }, description: 'how it is paid' } : {}
+    const Payment = Type.Object({ pay: Type.Union([Card, Bank], mark), kind: Type.Optional(Type.Union([Wallet, Type.String()], deprecated ? { deprecated: true } : {})) })
+    const app = await versionedApp(t, new VersionBundle(new Version(NEW)), async (api) => {
+      api.post('/payments', { schema: { body: Payment, response: { 200: Payment } } }, async (request) => request.body)
+    })
+    return (await app.inject(`/openapi.json?version=${NEW}`)).json()
+  }
+  const [plain, marked] = [await documentWith(false), await documentWith(true)]
+  for (const [before, after, what] of [[plain, marked, 'deprecated'], [marked, plain, 'no longer deprecated']] as const) {
+    const changes = await compareDocuments(NEW, before, after)
+    t.strictSame(changes.filter((change) => change.breaking).map((change) => change.text), [], `${what}: no break`)
+    t.ok(changes.some((change) => change.text.includes('request body /pay: deprecated')), `${what}: the note names the union`)
+  }
+})
