@@ -407,28 +407,42 @@ export async function buildApp (h: History, items: PoolItem[] = pool, edit?: (s:
 
 // ---- values from a version's document
 type J = any
-function resolve (doc: J, sch: J): J { while (sch?.$ref !== undefined) { const name = sch.$ref.split('/').pop(); sch = doc.components.schemas[name] } return sch }
-function gen (doc: J, sch: J, r: () => number, depth = 0): unknown {
+export function resolve (doc: J, sch: J): J { while (sch?.$ref !== undefined) { const name = sch.$ref.split('/').pop(); sch = doc.components.schemas[name] } return sch }
+const NASTY_STR = ['', 'é', 'ü€😀', 'a"b\\c', '\u2028', 'kept', '0', 'null', '[redacted]x', 'Ünïcödé']
+const NASTY_INT = [0, -0, 1, -1, 1e21, 2 ** 53, -(2 ** 31), 999999999]
+/**
+ * A value of `sch` (in `doc`), drawn with `r`. `nasty` also draws edge values (empty and non-ASCII strings, -0, 1e21,
+ * non-ASCII record keys) and shuffles key order; without it the draws are as they always were (the seeds' histories).
+ */
+export function gen (doc: J, sch: J, r: () => number, depth = 0, nasty = false): unknown {
   sch = resolve(doc, sch)
-  if (sch.anyOf ?? sch.oneOf) { const alts = sch.anyOf ?? sch.oneOf; return gen(doc, alts[Math.floor(r() * alts.length)], r, depth) }
+  const next = (sub: J): unknown => gen(doc, sub, r, depth + 1, nasty)
+  if (sch.anyOf ?? sch.oneOf) { const alts = sch.anyOf ?? sch.oneOf; return gen(doc, alts[Math.floor(r() * alts.length)], r, depth, nasty) }
   if (sch.const !== undefined) return sch.const
   if (sch.enum) return sch.enum[Math.floor(r() * sch.enum.length)]
   switch (sch.type) {
     case 'null': return null
-    case 'integer': return Math.floor(r() * 1000)
-    case 'number': return Math.floor(r() * 1000)
+    case 'integer': {
+      if (nasty && r() < 0.3) { const v = NASTY_INT[Math.floor(r() * NASTY_INT.length)]; if ((sch.maximum === undefined || v <= sch.maximum) && (sch.minimum === undefined || v >= sch.minimum)) return v }
+      return Math.floor(r() * 1000)
+    }
+    case 'number': return nasty && r() < 0.3 ? 1.5 : Math.floor(r() * 1000)
     case 'boolean': return r() < 0.5
     case 'string': {
       if (sch.pattern?.startsWith('^[0-9]') || sch.pattern?.startsWith('^(0|')) return String(Math.floor(r() * 1000))
       if (sch.pattern?.includes('\\|')) return 'a' + Math.floor(r() * 9) + '|z' + Math.floor(r() * 9)
+      if (nasty && sch.pattern !== undefined) return r() < 0.3 ? '' : 's' + Math.floor(r() * 100)
+      if (nasty) return r() < 0.4 ? NASTY_STR[Math.floor(r() * NASTY_STR.length)] : 's' + Math.floor(r() * 100)
       return 's' + Math.floor(r() * 100)
     }
-    case 'array': return Array.from({ length: Math.floor(r() * 3) }, () => gen(doc, sch.items, r, depth + 1))
+    case 'array': return Array.from({ length: Math.floor(r() * 3) }, () => next(sch.items))
     case 'object': {
       const o: Record<string, unknown> = {}
-      for (const [k, p] of Object.entries(sch.properties ?? {})) if ((sch.required ?? []).includes(k) || r() < 0.6) o[k] = gen(doc, p, r, depth + 1)
+      const entries = Object.entries(sch.properties ?? {})
+      if (nasty) entries.sort(() => r() - 0.5)
+      for (const [k, p] of entries) if ((sch.required ?? []).includes(k) || r() < 0.6) o[k] = next(p)
       const pp = sch.patternProperties ?? (typeof sch.additionalProperties === 'object' ? { x: sch.additionalProperties } : undefined)
-      if (pp) { const vs = Object.values(pp); for (let i = 0; i < Math.floor(r() * 3); i++) o['k' + i] = gen(doc, vs[0], r, depth + 1) }
+      if (pp) { const vs = Object.values(pp); for (let i = 0; i < Math.floor(r() * 3); i++) o[nasty && r() < 0.3 ? 'ключ' + i : 'k' + i] = next(vs[0]) }
       return o
     }
   }
