@@ -51,10 +51,10 @@ export function readFullReplace (value: unknown, methods: readonly HttpMethod[],
 /** No value at a place (the body holds none there): every union member is walked, and `*` stands for items and map values. */
 const ABSENT: unique symbol = Symbol('absent')
 
-/** Each union member's matcher (compiled once per member schema), as converters pick the member of a value (../values/occurrences.ts). */
-const matchers = new WeakMap<TSchema, Matcher>()
+/** Union members' matchers, compiled once per member schema for a route's version, as converters pick the member of a value (../values/occurrences.ts). */
+type Matchers = Map<TSchema, Matcher>
 
-function matches (member: TSchema, value: unknown): boolean {
+function matches (matchers: Matchers, member: TSchema, value: unknown): boolean {
   let matcher = matchers.get(member)
   if (matcher === undefined) matchers.set(member, matcher = compileMatcher(member))
   return matcher(value)
@@ -103,13 +103,14 @@ export function lackedFieldsOf (head: TSchema | undefined, level: number, genera
 export function lackedFieldsIn (head: TSchema | undefined, level: number, generation: SchemaGeneration): (body?: { readonly value: unknown }) => readonly string[] {
   if (head === undefined || generation.formAt(head, level) === head) return () => NO_FIELDS
   let found: Lacked | undefined
+  const matchers: Matchers = new Map()
   return (body) => {
     found ??= walkLacked(head, { level, generation }, ABSENT)
-    return body === undefined || !found.byMember ? found.places : walkLacked(head, { level, generation }, body.value).places
+    return body === undefined || !found.byMember ? found.places : walkLacked(head, { level, generation, matchers }, body.value).places
   }
 }
 
-function walkLacked (head: TSchema, { level, generation, derived }: { level: number, generation: SchemaGeneration, derived?: Set<string> }, body: unknown): Lacked {
+function walkLacked (head: TSchema, { level, generation, derived, matchers = new Map() }: { level: number, generation: SchemaGeneration, derived?: Set<string>, matchers?: Matchers }, body: unknown): Lacked {
   let found = new Set<string>()
   let byMember = false
   const onPath = new Set<TSchema>()
@@ -151,7 +152,7 @@ function walkLacked (head: TSchema, { level, generation, derived }: { level: num
   // A value is walked as its first plausible member; without one every member is, and two object members lacking
   // different fields make the answer the body's.
   const walkUnion = (members: readonly TSchema[], pointer: string, value: unknown): void => {
-    const chosen = value === ABSENT ? undefined : members.find((member) => matches(resolved(member, generation), value))
+    const chosen = value === ABSENT ? undefined : members.find((member) => matches(matchers, resolved(member, generation), value))
     if (chosen !== undefined) return walk(chosen, pointer, value)
     const outer = found
     const each = members.map((member) => {
