@@ -13,7 +13,7 @@ import type { SchemaGeneration } from '../schemas/generation'
 import type { ValueGuard } from './value-guards'
 import { lowerCaseHeaders, prepareSchema, selfContained } from './prepared-schemas'
 import { fieldDeprecationsOf, type FieldDeprecations } from './field-deprecations'
-import { lackedFieldsOf } from './full-replace'
+import { lackedFieldsIn } from './full-replace'
 import { answersSuccess, mediaTypeOf, rebuildBody, rebuildResponses, type RouteForms, type SchemaSlots } from './schema-forms'
 
 /** The request parts Fastify validates. */
@@ -43,8 +43,11 @@ export interface RequestPlan {
   readonly requestSteps: readonly ConverterStep[]
   /** Where deprecated fields sit in this version's requests; `undefined` (nothing to check) when nowhere. */
   readonly deprecations: FieldDeprecations | undefined
-  /** The HEAD body fields this version cannot express (./full-replace.ts), found on the first call. */
-  readonly lackedFields: () => readonly string[]
+  /**
+   * The HEAD body fields this version cannot express (./full-replace.ts), found on the first call; given a request's
+   * HEAD body, those its union members lack where two object members lack different ones.
+   */
+  readonly lackedFields: (body?: { readonly value: unknown }) => readonly string[]
 }
 
 /** One version of one route. */
@@ -170,8 +173,8 @@ function buildRequestPlan (route: BehaviourRoute, at: At, body: string | undefin
     if (cleaner !== null) cleaners.push([part, cleaner])
   }
   const deprecations = fieldDeprecationsOf(route.display, requestForms, at, generation, planner.deprecations)
-  let lacked: readonly string[] | undefined
-  const lackedFields = (): readonly string[] => (lacked ??= lackedFieldsOf(headPart(route, 'body', body), level, generation))
+  let lacked: ((body?: { readonly value: unknown }) => readonly string[]) | undefined
+  const lackedFields = (sent?: { readonly value: unknown }): readonly string[] => (lacked ??= lackedFieldsIn(headPart(route, 'body', body), level, generation))(sent)
   return { requestForms, validate, cleaners, requestSteps, deprecations, lackedFields }
 }
 

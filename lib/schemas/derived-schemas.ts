@@ -42,7 +42,12 @@ export function warnOfDerivedSchema (schema: TSchema, walk: SchemaStates, levels
     const shared = common.filter((key) => sameButModifiers(source[key] as TSchema, properties[key] as TSchema))
     // Two `Type.String()` are alike: a field tells a copy when it is the very object (`Type.Pick`) or shares its keywords'
     // objects (`items`, `anyOf`…); two alike but for their optionality, and no other field, tell `Type.Partial` / `Required`.
-    const strong = (key: string): boolean => source[key] === properties[key] || anchorOf(source[key] as TSchema) !== undefined
+    // A named schema (`$id`: `Address`, `Type.Array(Address)`) is shared on purpose: it tells a copy only of an object
+    // with no field the other lacks, or with all of its fields (`Type.Composite`), as a hand-written
+    // `{ title, address: Address }` is neither.
+    const whole = common.length === keys.length || common.length === Object.keys(source).length
+    const strong = (key: string): boolean => (source[key] === properties[key] || anchorOf(source[key] as TSchema) !== undefined) &&
+      (whole || !sharesNamedSchema(source[key] as TSchema))
     const sourceFields = propertiesOf(seed.head)
     const optionality = (key: string): boolean => isOptional(sourceFields[key]) !== isOptional(copyFields[key])
     const partial = common.length === keys.length && shared.filter(optionality).length > 1
@@ -64,6 +69,12 @@ export function warnOfDerivedSchema (schema: TSchema, walk: SchemaStates, levels
       return
     }
   }
+}
+
+/** True when `field` is a named schema (`$id`), a copy of one (`Type.Optional`) or one's wrapper (`Type.Array(Address)`). */
+function sharesNamedSchema (field: TSchema): boolean {
+  const anchor = anchorOf(field)
+  return typeof (field as SchemaObject).$id === 'string' || (isSchemaObject(anchor) && typeof anchor.$id === 'string')
 }
 
 /** True when `schema` is the parent (or an older ancestor) of the `extendSchema` child `child`: it shares its fields by design. */

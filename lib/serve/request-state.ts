@@ -141,6 +141,8 @@ function behaviourOf (request: FastifyRequest): VersionBehaviour | undefined {
 /**
  * The HEAD body fields the request's version cannot express, as JSON pointers (`*` for every item), so that a full
  * replace keeps their stored values (decision 0073); a frozen array per route and version, `[]` where none is lacked.
+ * Where two object members of a union lack different fields, those of the member the body's value is, with its
+ * indexes and keys in place of `*` (decision 0274).
  * @example
  * ```ts
  * api.put('/users/:id', { schema: { body: User }, fullReplace: { keeps: ['/nickname'] } }, async (request) => {
@@ -158,7 +160,9 @@ function behaviourOf (request: FastifyRequest): VersionBehaviour | undefined {
 export function fieldsTheVersionLacks (request: FastifyRequest): readonly string[] {
   const behaviour = behaviourOf(request)
   if (behaviour === undefined) refuseIfAnotherCopy(request, 'fieldsTheVersionLacks')
-  return behaviour === undefined ? NO_FIELDS : requestPlanOf(behaviour, request.headers['content-type']).lackedFields()
+  if (behaviour === undefined) return NO_FIELDS
+  // The body is HEAD's once migrated: where union members lack different fields, it tells which member it is.
+  return requestPlanOf(behaviour, request.headers['content-type']).lackedFields(requestState(request)?.migrated === true ? { value: request.body } : undefined)
 }
 
 /**

@@ -379,6 +379,29 @@ test("regression: a schema TypeBox builds from a changed schema's fields (Type.P
   t.strictSame(keysOf(old.get(Owned)), ['id', 'fullName', 'role', 'email'], 'with instructions of its own, it follows them')
 })
 
+test('regression: FSTVRS003 warned of a hand-written schema sharing a named ($id) schema with one whose instructions rename it', async (t) => {
+  const warnings = recordWarnings(t)
+  const Address = Type.Object({ street: Type.String(), city: Type.String() }, { $id: 'Address' })
+  const User = Type.Object({ name: Type.String(), address: Address, past: Type.Array(Address), billing: Type.Optional(Address) }, { $id: 'User' })
+  const old = oldSchemas([
+    schema(User).field('address').had({ name: 'home' }),
+    schema(User).field('past').had({ name: 'former' }),
+    schema(User).field('billing').had({ name: 'invoiceTo' })
+  ])
+  // Each holds Address (itself, in a list, optional) beside a field of its own: sharing a named schema is how it is reused.
+  old.get(Type.Object({ title: Type.String(), address: Address }, { $id: 'Company' }))
+  old.get(Type.Object({ label: Type.String(), past: Type.Array(Address) }))
+  old.get(Type.Object({ code: Type.String(), billing: Type.Optional(Address) }))
+  await settle()
+  t.strictSame(warnings.splice(0).filter((warning) => warning.code === 'FSTVRS003'), [], 'no warning for a schema with fields of its own')
+  // Copies, all of whose fields are the changed schema's: still warned about (a hand-written { address } cannot be told from them).
+  for (const copy of [Type.Pick(User, ['address']), Type.Partial(Type.Pick(User, ['past', 'billing'])), Type.Omit(User, ['name'])]) {
+    old.get(copy)
+    await settle()
+    t.equal(warnings.splice(0).filter((warning) => warning.code === 'FSTVRS003').length, 1, Object.keys(copy.properties).join(', '))
+  }
+})
+
 test("regression: a child built by extendSchema of another copy of the package kept HEAD's fields in old versions, and FSTVRS003 said to build it with extendSchema: it is a start-up error saying so", async (t) => {
   // A shared schemas package with its own copy of fastify-versioner builds the child; the service's copy changes the parent.
   const other = anotherCopy()
