@@ -77,6 +77,20 @@ export async function record (h: History, seed: number, cap: Capture, items: Poo
   return { lines, versions: values, renderFor }
 }
 
+const recordings = new Map<string, Promise<Recording>>()
+
+/**
+ * record's traffic of history h with the pool's own converters, made once per process for the same history, seed and
+ * capture options: replay-random-histories' first test replays it cleanly, its twin test replays it against twins (4 of
+ * their 6 histories alike); the lines are only read.
+ */
+export async function recordOnce (h: History, seed: number, cap: Capture): Promise<Recording> {
+  const key = JSON.stringify([h, seed, cap])
+  let recording = recordings.get(key)
+  if (recording === undefined) recordings.set(key, recording = record(h, seed, cap))
+  return await recording
+}
+
 export async function replayAgainst (h: History, text: string, opts: { handlers?: boolean, items?: PoolItem[], renderFor?: string[] } = {}) {
   const items = opts.items ?? pool
   const built = await buildApp(h, items)

@@ -7,7 +7,7 @@ import { isDeepStrictEqual } from 'node:util'
 import { Type } from '@sinclair/typebox'
 import { ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, VersionChange, schema, type RequestInfo, type ResponseInfo } from '../../plugin'
 import { randomHistory, rng, pool, type PoolItem } from '../helpers/random-histories'
-import { record, replayAgainst } from '../helpers/random-traffic'
+import { record, recordOnce, replayAgainst } from '../helpers/random-traffic'
 
 function ren (body: Record<string, unknown>, from: string, to: string): void { if (!(from in body)) return; const v = body[from]; delete body[from]; body[to] = v }
 
@@ -49,7 +49,7 @@ test('random histories: the traffic an application recorded of every version rep
     const r = rng(seed * 7919)
     const h = randomHistory(r)
     const cap = { everyVersion: r() < 0.5, redact: r() < 0.5 }
-    const { lines } = await record(h, seed, cap)
+    const { lines } = await recordOnce(h, seed, cap)
     const text = `${lines.join('\n')}\n`
     const { traffic, report } = await replayAgainst(h, text)
     const about = `seed ${seed}: ${JSON.stringify(h)} ${JSON.stringify(cap)}`
@@ -78,7 +78,7 @@ test('random histories: a converter mistake planted in a twin is a finding on ex
     const h = randomHistory(r)
     const cap = { everyVersion: r() < 0.5, redact: false }
     const keys = h.versions.flatMap((version) => version.changes)
-    const good = await record(h, seed, cap)
+    const good = await recordOnce(h, seed, cap)
     for (const mistake of mistakes.filter((m) => keys.includes(m.key))) {
       const items = pool.map((item) => item.key === mistake.key ? { ...item, make: mistake.make } : item)
       const twin = await record(h, seed, { ...cap, lenient: true }, items)
