@@ -10,7 +10,7 @@
  * - `negative`: negative numbers (made positive), with such a fraction (`-4.35`);
  * - `large`: strings as long as the schema allows (1,000 characters without `maxLength`: a string cut), numbers
  *   beyond 32 bits (or the schema's maximum), lists of strings, numbers or flags as long as it allows (101 items
- *   without `maxItems`: a list cut to a page);
+ *   without `maxItems`: a list cut to a page), lists of objects 11 where no list of objects holds them (nested: short);
  * - `items`: the values of `spaces`, but the first item of every list is an `empty` one as bare as its schema allows
  *   (`null` where allowed, `''`, `0`, `false`, `{}` or an object of its required fields only, a list of `minItems`):
  *   `['', 'zq000001 Łódź 🙂zq000001']`, `[[], [0, 19.99]]` (a converter's `filter(Boolean)` meets them); the last
@@ -132,24 +132,24 @@ export function allowsNull (node: JsonSchema): boolean {
   return node.type === 'null' || (Array.isArray(node.type) && node.type.includes('null')) || node.nullable === true
 }
 
-/** The length of a `large` list of plain items (strings, numbers, flags) where the schema sets no `maxItems`: past a page of 100. */
-const LONG_LIST = 101
+/** The lengths of a `large` list without `maxItems`: of plain items (strings, numbers, flags), of objects (`paged`). */
+const [LONG_LIST, PAGED_LIST] = [101, 11]
 
 /**
  * The length of a list at a boundary: `minItems` for `empty`, two items for `spaces` and `items`, for `large` as many
  * as the schema allows (101 without `maxItems`: a list cut to its first 10 or 100) where the items are `plain`
- * (strings, numbers or flags: lists of objects stay short), else one (within its bounds).
+ * (strings, numbers or flags), 11 where they are `paged` (objects outside other lists of objects), else one.
  * @example
  * ```ts
- * boundaryLength({ type: 'array', minItems: 1 }, 'empty', false) // 1
- * boundaryLength({ type: 'array' }, 'large', true)               // 101
+ * boundaryLength({ type: 'array' }, 'large', 'plain')               // 101
+ * boundaryLength({ type: 'array' }, 'large', 'paged')               // 11
  * ```
  */
-export function boundaryLength (node: JsonSchema, boundary: Boundary, plain: boolean): number {
+export function boundaryLength (node: JsonSchema, boundary: Boundary, items: 'plain' | 'paged' | 'nested'): number {
   const min = typeof node.minItems === 'number' ? node.minItems : 0
   const max = typeof node.maxItems === 'number' ? node.maxItems : Infinity
   if (boundary === 'empty') return min
-  const wanted = boundary === 'spaces' || boundary === 'items' ? 2 : boundary === 'large' && plain ? LONG_LIST : 1
+  const wanted = boundary === 'spaces' || boundary === 'items' ? 2 : boundary !== 'large' ? 1 : items === 'plain' ? LONG_LIST : items === 'paged' ? PAGED_LIST : 1
   return Math.max(min, Math.min(max, wanted))
 }
 

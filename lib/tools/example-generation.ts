@@ -67,6 +67,8 @@ interface Builder {
   readonly bare?: boolean
   /** For an example of a literal: the literal, and whether some string node accepts it. */
   readonly literal?: { readonly value: string, placed: boolean }
+  /** Inside an item of a list of objects made long at the `large` boundary: lists of objects here stay short. */
+  readonly paged?: boolean
 }
 
 function membersOf (node: JsonSchema): unknown[] | undefined {
@@ -161,9 +163,10 @@ function arrayArbitrary (builder: Builder, node: JsonSchema, depth: number): Arb
   if (builder.boundary !== undefined) {
     const item = asNode(node.items, builder.options.resolveRef) ?? {}
     const plain = membersOf(item) !== undefined || ['string', 'number', 'integer', 'boolean'].includes(typeOf(item) ?? '')
-    const length = builder.boundary.at === 'empty' ? floor : Math.max(floor, boundaryLength(node, builder.boundary.at, plain))
+    const kind = plain ? 'plain' : builder.paged === true ? 'nested' : 'paged'
+    const length = builder.boundary.at === 'empty' ? floor : Math.max(floor, boundaryLength(node, builder.boundary.at, kind))
     // Without duplicates (or at `items`, the first bare): an arbitrary per item (boundary integers differ), alike kept once.
-    if (node.uniqueItems !== true && builder.boundary.at !== 'items') return fc.array(arbitraryOf(builder, node.items, depth + 1), { minLength: length, maxLength: length })
+    if (node.uniqueItems !== true && builder.boundary.at !== 'items') return fc.array(arbitraryOf(kind === 'paged' ? { ...builder, paged: true } : builder, node.items, depth + 1), { minLength: length, maxLength: length })
     const first: Builder = builder.boundary.at === 'items' ? { ...builder, boundary: { at: 'empty', numbers: 0 }, bare: true } : builder
     const items = Array.from({ length }, (_, index) => arbitraryOf(index === 0 ? first : builder, node.items, depth + 1))
     if (node.uniqueItems === true) return fc.tuple(...items).map((made) => distinctItems(made, itemKey()))

@@ -1,6 +1,7 @@
 /**
  * A saved and a current OpenAPI document made comparable for `check` where they write one schema two ways: a `$ref`
- * and the schema inline, a deprecated reference wrapped in `allOf`, a deprecated union of references.
+ * and the schema inline, a deprecated reference wrapped in `allOf`, the members of a union of references (which the
+ * diff library pairs by fewest differences).
  * @module
  */
 import { setOwn } from '../core/own-properties'
@@ -26,16 +27,19 @@ function unwrapped (document: unknown, node: Record<string, unknown>): unknown {
 }
 
 /**
- * A union (`anyOf`, `oneOf`) holding a schema `$ref` beside annotations (`{ deprecated, anyOf: [$ref, $ref] }`: a
- * deprecated union of schemas with an `$id`). `api-smart-diff` moves the annotations into each member, and a member
- * `{ allOf: [{ deprecated }, $ref] }` facing `$ref` reads as a schema whose type changed and fields went.
+ * A union (`anyOf`, `oneOf`) holding a schema `$ref`. `api-smart-diff` pairs the members of two unions by how few
+ * differences each pair has, and two different `$ref`s differ by one (the `$ref` itself): a member whose schema
+ * changed in two ways (a field deprecated with a sunset) is paired with another member and read as its type
+ * changed. With its members inline, a pair of different schemas differs by their fields. Beside annotations
+ * (`{ deprecated, anyOf: [$ref, $ref] }`, a deprecated union of schemas with an `$id`), the library moves the
+ * annotations into each member, and a member `{ allOf: [{ deprecated }, $ref] }` facing `$ref` reads the same way.
  */
-function isAnnotatedRefUnion (node: unknown): boolean {
+function isRefUnion (node: unknown): boolean {
   const members = own(node, 'anyOf') ?? own(node, 'oneOf')
-  return Array.isArray(members) && members.some(isSchemaRef) && Object.keys(node as object).some((key) => TEXT_KEYS.has(key) || key.startsWith('x-'))
+  return Array.isArray(members) && members.some(isSchemaRef)
 }
 
-/** A copy of a union with its schema `$ref` members inline (for {@link isAnnotatedRefUnion}); anything else as it is. */
+/** A copy of a union with its schema `$ref` members inline (for {@link isRefUnion}); anything else as it is. */
 function membersInline (document: unknown, node: unknown): unknown {
   if (typeof node !== 'object' || node === null || Array.isArray(node)) return node
   const copy: Record<string, unknown> = {}
@@ -57,7 +61,7 @@ function aligned (before: unknown, after: unknown, documents: readonly [unknown,
   // A reference deprecated since (or no longer) is written `{ deprecated, allOf: [$ref] }`: facing another form, inline.
   if (isWrappedRef(before) && !isWrappedRef(after)) before = unwrapped(documents[0], before as Record<string, unknown>)
   else if (isWrappedRef(after) && !isWrappedRef(before)) after = unwrapped(documents[1], after as Record<string, unknown>)
-  if (isAnnotatedRefUnion(before) || isAnnotatedRefUnion(after)) [before, after] = [membersInline(documents[0], before), membersInline(documents[1], after)]
+  if (isRefUnion(before) || isRefUnion(after)) [before, after] = [membersInline(documents[0], before), membersInline(documents[1], after)]
   if (isSchemaRef(before) !== isSchemaRef(after)) {
     // The target stays a `$ref` when it cannot be followed, and the diff says so.
     if (isSchemaRef(before)) before = follow(documents[0], before) ?? before

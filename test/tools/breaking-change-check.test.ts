@@ -1469,3 +1469,33 @@ test('regression: upgrading the package, its changelog endpoint\'s new entry typ
   await without.ready()
   t.same((await checkDocuments(without, dir)).breaks.map((change) => change.text), ['unversioned: version removed'])
 })
+
+test('regression: a union of $ref members: a member changed twice is compared with itself, not with its neighbour', async (t) => {
+  // `api-smart-diff` paired members by fewest differences, and two different `$ref`s differ by one: a member with a
+  // deprecated field and its sunset (two) was paired with another member, "type changed", a break.
+  type Edit = (name: string) => Record<string, TSchema>
+  const documentWith = async (edit: Edit): Promise<unknown> => {
+    const member = (name: string) => Type.Object({ type: Type.Literal(name), note: Type.Optional(Type.String()), ...edit(name) }, { $id: name })
+    const Payment = Type.Object({ pay: Type.Union([member('Card'), member('Bank'), member('Wallet')]) })
+    const app = await versionedApp(t, bundleOf(['2000-01-01']), async (api) => {
+      api.post('/payments', { schema: { body: Payment, response: { 200: Payment } } }, async (request) => request.body)
+    })
+    return (await app.inject('/openapi.json?version=2000-01-01')).json()
+  }
+  const plain = await documentWith(() => ({}))
+  const deprecated = (form: string): Edit => (name) => ({ note: Type.Optional(Type.String({ deprecated: name === form ? { sunsetAt: '2030-01-01' } : true })) })
+  for (const form of ['Card', 'Bank']) {
+    for (const [before, after, what] of [[plain, await documentWith(deprecated(form)), 'deprecated'], [await documentWith(deprecated(form)), plain, 'no longer']] as const) {
+      const changes = await compareDocuments('2000-01-01', before, after)
+      t.same(changes.filter((change) => change.breaking).map((change) => change.text), [], `${form} in the object form, ${what}: no break`)
+      t.ok(changes.some((change) => /request body \/pay\/note: deprecated/.test(change.text)), `${form}, ${what}: a note`)
+    }
+  }
+  const twoFields = await compareDocuments('2000-01-01', plain, await documentWith((name): Record<string, TSchema> => name === 'Card' ? { memo: Type.Optional(Type.String()), tag: Type.Optional(Type.String()) } : {}))
+  t.same(twoFields.filter((change) => change.breaking).map((change) => change.text), [], 'two optional fields added to one member: no break')
+  t.ok(twoFields.some((change) => change.text.includes('/pay/memo')), 'but notes')
+  const removed = await compareDocuments('2000-01-01', await documentWith((name): Record<string, TSchema> => name === 'Card' ? { memo: Type.String(), tag: Type.Optional(Type.String()) } : {}), plain)
+  const breaks = removed.filter((change) => change.breaking).map((change) => change.text)
+  t.ok(breaks.includes('2000-01-01 POST /payments: response 200 /pay/memo: removed'), 'a field a member\'s response loses still breaks, named')
+  t.notOk(breaks.some((text) => text.includes('type changed')), 'in its member')
+})

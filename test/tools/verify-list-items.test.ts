@@ -277,3 +277,14 @@ test('regression: a one-way list of strings cut to a page (slice(0, 10)) is foun
   t.same(summary(await verify(await appOf('down'), { examples: 1 })), ['GET /messages/:id 2000-01-01 response lost response 200/recipients/* after ListRenamed (2001-01-01) by ListRenamed.down'])
   t.same(summary(await verify(await appOf('down', Type.Array(Type.String({ format: 'email' }), { maxItems: 10 })), { examples: 20 })), [], 'the version shows 10 at most, and says so')
 })
+
+test('regression: a list of objects cut to a page of 10 (slice(0, 10)) is found by the round trip: the large boundary lists 11 objects', async (t) => {
+  // Before: lists of objects were generated 1 or 2 items long, so a converter keeping the first 10 rows never cut one.
+  const Line = Type.Object({ sku: Type.String({ pattern: '^[A-Z]{3}$' }), quantity: Type.Integer() })
+  const Order = Type.Object({ id: Type.String(), lines: Type.Array(Line) }, { $id: 'Order' })
+  const appOf = async (type?: TSchema) => await appWith(t, renamedList<unknown>(Order, 'lines', 'items', (items) => items, type, false, 'down'), (api) => {
+    api.post('/orders', { schema: { body: Order, response: { 200: Order } } }, async (request) => request.body)
+  })
+  t.same(summary(await verify(await appOf(), { examples: 1 })), ['POST /orders 2000-01-01 response round trip response 200/items after ListRenamed (2001-01-01) by ListRenamed.up,ListRenamed.down'])
+  t.same(summary(await verify(await appOf(Type.Array(Line, { maxItems: 10 })), { examples: 20 })), [], 'the version shows 10 at most, and says so')
+})
