@@ -200,7 +200,13 @@ export class ChangeExamples {
     const { level, sink } = this
     const beforeForm = generation.formAt(body, level + 1)
     const afterForm = generation.formAt(body, level)
-    const converters = planner.requestSteps(route, body, level + 1).filter((step) => step.converter.change === this.change)
+    const steps = planner.requestSteps(route, body, level + 1)
+    const touched = this.touches(body, steps)
+    if (!touched) return
+    // The version's request converters, this change's and those of the changes it was released with: a body of the
+    // version before it becomes one of the version after it only when all of them have run (decision 0271).
+    const { changes } = this.state.steps[level]
+    const converters = steps.filter((step) => changes.includes(step.converter.change))
     await this.add(at, this.cases(body, level + 1, 'older'), async (item) => {
       const make = (form: TSchema): unknown => {
         try {
@@ -227,7 +233,7 @@ export class ChangeExamples {
         throw new Error(`no request converter of this change turns it into a value ${sink.version} has: such a request fails on the server (add one)`)
       }
       throw new Error(`the converted example does not match version ${sink.version}'s schema at '${checkAfter.errors?.[0]?.instancePath ?? ''}'`)
-    }, { touched: this.touches(body, converters), why: this.accepted(body) })
+    }, { touched, why: this.accepted(body) })
   }
 
   /** Why a request the same in both versions is: the enum values only the version after the change accepts, if any. */
@@ -241,6 +247,9 @@ export class ChangeExamples {
   /** A HEAD response (of `route`, when given) or webhook payload of `schema` migrated to the versions before and after the change. */
   async response (at: Payload, schema: TSchema, route?: PlannedRoute): Promise<void> {
     const { generation, planner } = this.state
+    // A payload the change does not touch differs only by the other changes of its version: theirs to show.
+    const touched = this.touches(schema, planner.responseSteps(route, schema, this.level + 1))
+    if (!touched) return
     const migrated = async (item: Case, from: TSchema): Promise<Pick<UpgradeExample, 'before' | 'after'>> => {
       const head = exampleOf(from, { includeOptional: true, resolveRef: (ref) => generation.resolveAnyId(ref), formats: this.engine.formats, samples: this.engine.samples, toward: item.toward })
       const before = await migrateWith(this.engine, schema, { latestBody: head, version: this.sink.previousVersion }, at.on)
@@ -261,7 +270,7 @@ export class ChangeExamples {
         }
       }
       throw failure
-    }, { touched: this.touches(schema, planner.responseSteps(route, schema, this.level + 1)) })
+    }, { touched })
   }
 
   /** The documents' example, then one per enum value of `side` that can occur in data of `root` at `level`. */
