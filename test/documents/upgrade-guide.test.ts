@@ -530,6 +530,40 @@ test('regression: two changes of one version renaming fields of one request body
   t.ok(assertExamplesValid(t, app, guide) >= 8)
 })
 
+test('regression: a change to a union member the example does not hold shows one holding it, not a note that nothing differs', async (t) => {
+  const Card = Type.Object({ type: Type.Literal('card'), number: Type.String() }, { $id: 'Card' })
+  const Bank = Type.Object({ type: Type.Literal('bank'), iban: Type.String() }, { $id: 'Bank' })
+  const Payment = Type.Object({ id: Type.String(), method: Type.Union([Card, Bank]) }, { $id: 'Payment' })
+  class BankWasBankAccount extends VersionChange {
+    description = 'bank was bank_account.'
+    instructionsToMigrateToPreviousVersion = [schema(Bank).field('type').had({ type: Type.Literal('bank_account') })]
+    @ConvertRequestToNextVersionFor(Bank) up (request: RequestInfo) { request.body.type = 'bank' }
+    @ConvertResponseToPreviousVersionFor(Bank) down (response: ResponseInfo) { response.body.type = 'bank_account' }
+  }
+  const received: unknown[] = []
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', BankWasBankAccount), new Version('2000-01-01')), async (api) => {
+    api.post('/payments', { schema: { body: Payment, response: { 201: Payment } } }, async (request, reply) => {
+      received.push(request.body)
+      return await reply.code(201).send(request.body)
+    })
+  })
+  await app.ready()
+  const [change] = (await guideOf(app, '2000-01-01', '2001-01-01')).changes
+  const shows = 'a Bank, which this change edits'
+  const pair = { before: { id: 'example', method: { type: 'bank_account', iban: 'example' } }, after: { id: 'example', method: { type: 'bank', iban: 'example' } } }
+  t.same(change.examples, [
+    { operation: 'POST /payments', part: 'request body', shows, ...pair },
+    { operation: 'POST /payments', part: 'response body', status: '201', shows, ...pair }
+  ], 'the examples hold a Bank, though a Card is the union\'s first member')
+  t.same(change.notes, [], 'no note that the pair is the same in both versions')
+  for (const [version, body] of [['2000-01-01', pair.before], ['2001-01-01', pair.after]] as const) {
+    const response = await app.inject({ method: 'POST', url: '/payments', headers: { 'x-api-version': version }, payload: body })
+    t.same(response.json(), body, `${version}: the response is the example's`)
+  }
+  t.same(received, [pair.after, pair.after], 'both requests reach the handler as the newer version\'s example')
+  t.ok(assertExamplesValid(t, app, { from: '2000-01-01', to: '2001-01-01', changes: [change] }) >= 4)
+})
+
 test('regression: HEAD\'s example already holding the added enum member is shown once, saying what it shows', async (t) => {
   const State = Type.Union([Type.Literal('active'), Type.Literal('frozen')], { $id: 'State' })
   const Account = Type.Object({ id: Type.String(), state: State }, { $id: 'Account', examples: [{ id: 'a-1', state: 'frozen' }] })
