@@ -12,6 +12,7 @@ import { migrateWith, type MigrationEngine } from '../serve/migrate-response-bod
 import type { VersionerState } from '../routes/versioner-state'
 import type { PlannedRoute } from '../routes/converter-steps'
 import { isEndpointInstruction } from '../describe/instructions'
+import { enumDifferences, type EnumDifference } from './enum-differences'
 import type { VersionChangeDescriptor } from '../describe/version-change-reader'
 
 /**
@@ -46,18 +47,7 @@ interface ExampleSink {
   readonly notes: string[]
 }
 
-/** The values of one enum that differ between the versions around a change. */
-interface EnumDifference {
-  /** The enum's HEAD schema. */
-  readonly head: TSchema
-  readonly display: string
-  /** Values the version after the change has and the one before lacks, each with the HEAD value it is (`toward`). */
-  readonly newer: ReadonlyArray<{ readonly value: unknown, readonly toward: unknown }>
-  /** Values the version before the change has and the one after lacks (an old client may send them). */
-  readonly older: ReadonlyArray<{ readonly value: unknown, readonly toward: unknown }>
-}
-
-/** One example to make: the documents' own (no `toward`), or one holding an enum value. */
+/** One example to make: the documents' own (no `toward`), or one holding an enum value or a schema the change edits. */
 interface Case {
   readonly toward?: { readonly isTarget: (node: object) => boolean, readonly value: unknown }
   readonly shows?: string
@@ -75,32 +65,6 @@ function messageOf (error: unknown): string {
   return message.replace(/^exampleOf: /, '')
 }
 
-/** The values of the enums `change` edits that differ between step `level`'s versions (after: `level`, before: `level + 1`). */
-function enumDifferences (state: VersionerState, change: VersionChangeDescriptor, level: number): EnumDifference[] {
-  const { generation } = state
-  const differences: EnumDifference[] = []
-  const seen = new Set<unknown>()
-  for (const instruction of change.instructions) {
-    if (isEndpointInstruction(instruction) || !instruction.kind.startsWith('enum.')) continue
-    const seed = generation.seedOf(instruction.schema)
-    if (seed === undefined || seen.has(seed)) continue
-    seen.add(seed)
-    const membersAt = (at: number): ReadonlyArray<{ readonly value: unknown, readonly head?: unknown }> => {
-      const found = generation.stateAt(seed.head, at)
-      return found.kind === 'enum' ? found.members : []
-    }
-    const [after, before] = [membersAt(level), membersAt(level + 1)]
-    const lacks = (members: typeof after, value: unknown): boolean => !members.some((member) => member.value === value)
-    differences.push({
-      head: seed.head,
-      display: seed.display,
-      newer: after.filter((member) => member.head !== undefined && lacks(before, member.value)).map((member) => ({ value: member.value, toward: member.head })),
-      older: before.filter((member) => lacks(after, member.value)).map((member) => ({ value: member.value, toward: member.value }))
-    })
-  }
-  return differences
-}
-
 function sameJson (left: unknown, right: unknown): boolean {
   return JSON.stringify(left) === JSON.stringify(right)
 }
@@ -113,6 +77,8 @@ interface Same {
   /** True when the change edits a schema of the payload or converts it (a note is then due). */
   readonly touched: boolean
   readonly why?: string
+  /** Cases holding each schema the change edits, tried when every pair is the same (the example held another union member). */
+  readonly held?: () => Case[]
 }
 
 /**
@@ -180,9 +146,43 @@ export class ChangeExamples {
       }
     }
     if (unchanged === cases.length && same.touched) {
+      if (await this.addHeld(at, make, same.held?.() ?? [])) return
       const why = same.why ?? 'this change does not alter this example (what differs is in the two versions\' schemas)'
       this.sink.notes.push(`${this.label(at)}: not shown, the same in ${this.sink.previousVersion} and ${this.sink.version}: ${why}`)
     }
+  }
+
+  /** Adds the pairs of `cases` that differ (none that fails: the note that the pair is the same stands); true when one was added. */
+  private async addHeld (at: Payload, make: (item: Case) => Promise<Pick<UpgradeExample, 'before' | 'after'>>, cases: readonly Case[]): Promise<boolean> {
+    const added = this.sink.examples.length
+    for (const item of cases) {
+      const pair = await make(item).catch(() => undefined)
+      if (pair === undefined || sameJson(pair.before, pair.after)) continue
+      this.sink.examples.push({ operation: at.operation, part: at.part, ...(at.status === undefined ? {} : { status: at.status }), shows: item.shows, ...pair })
+    }
+    return this.sink.examples.length > added
+  }
+
+  /** One case per schema the change edits that data of `root` can hold at `level`, holding its example there. */
+  private held (root: TSchema, level: number): Case[] {
+    const { generation, planner: { targets } } = this.state
+    const seeds = new Set(this.change.instructions.flatMap((instruction) => isEndpointInstruction(instruction) ? [] : [generation.seedOf(instruction.schema)]))
+    return [...seeds].flatMap((seed) => {
+      if (seed === undefined || !targets.occurs(root, seed.head, level)) return []
+      try {
+        const value = exampleOf(generation.formAt(seed.head, level), this.exampleOptions())
+        const shows = seed.display === 'schema' ? 'the schema this change edits' : `a ${seed.display}, which this change edits`
+        return [{ toward: { isTarget: targets.formOf(seed.head, level) as (node: object) => boolean, value }, shows }]
+      } catch {
+        return []
+      }
+    })
+  }
+
+  /** The options every example of the guide is built with (`toward` added per case). */
+  private exampleOptions (): Parameters<typeof exampleOf>[1] & object {
+    const { generation } = this.state
+    return { includeOptional: true, resolveRef: (ref: string) => generation.resolveAnyId(ref), formats: this.engine.formats, samples: this.engine.samples }
   }
 
   /** Why an example could not be made. */
@@ -200,11 +200,17 @@ export class ChangeExamples {
     const { level, sink } = this
     const beforeForm = generation.formAt(body, level + 1)
     const afterForm = generation.formAt(body, level)
-    const converters = planner.requestSteps(route, body, level + 1).filter((step) => step.converter.change === this.change)
+    const steps = planner.requestSteps(route, body, level + 1)
+    const touched = this.touches(body, steps)
+    if (!touched) return
+    // The version's request converters, this change's and those of the changes it was released with: a body of the
+    // version before it becomes one of the version after it only when all of them have run (decision 0271).
+    const { changes } = this.state.steps[level]
+    const converters = steps.filter((step) => changes.includes(step.converter.change))
     await this.add(at, this.cases(body, level + 1, 'older'), async (item) => {
       const make = (form: TSchema): unknown => {
         try {
-          return exampleOf(form, { includeOptional: true, resolveRef: (ref) => generation.resolveAnyId(ref), formats: this.engine.formats, samples: this.engine.samples, toward: item.toward })
+          return exampleOf(form, { ...this.exampleOptions(), toward: item.toward })
         } catch (error) {
           throw new Error(`${messageOf(error)} in version ${sink.previousVersion}`)
         }
@@ -227,7 +233,7 @@ export class ChangeExamples {
         throw new Error(`no request converter of this change turns it into a value ${sink.version} has: such a request fails on the server (add one)`)
       }
       throw new Error(`the converted example does not match version ${sink.version}'s schema at '${checkAfter.errors?.[0]?.instancePath ?? ''}'`)
-    }, { touched: this.touches(body, converters), why: this.accepted(body) })
+    }, { touched, why: this.accepted(body), held: () => this.held(body, level + 1) })
   }
 
   /** Why a request the same in both versions is: the enum values only the version after the change accepts, if any. */
@@ -240,9 +246,12 @@ export class ChangeExamples {
 
   /** A HEAD response (of `route`, when given) or webhook payload of `schema` migrated to the versions before and after the change. */
   async response (at: Payload, schema: TSchema, route?: PlannedRoute): Promise<void> {
-    const { generation, planner } = this.state
+    const { planner } = this.state
+    // A payload the change does not touch differs only by the other changes of its version: theirs to show.
+    const touched = this.touches(schema, planner.responseSteps(route, schema, this.level + 1))
+    if (!touched) return
     const migrated = async (item: Case, from: TSchema): Promise<Pick<UpgradeExample, 'before' | 'after'>> => {
-      const head = exampleOf(from, { includeOptional: true, resolveRef: (ref) => generation.resolveAnyId(ref), formats: this.engine.formats, samples: this.engine.samples, toward: item.toward })
+      const head = exampleOf(from, { ...this.exampleOptions(), toward: item.toward })
       const before = await migrateWith(this.engine, schema, { latestBody: head, version: this.sink.previousVersion }, at.on)
       const after = await migrateWith(this.engine, schema, { latestBody: head, version: this.sink.version }, at.on)
       return { before, after }
@@ -261,7 +270,7 @@ export class ChangeExamples {
         }
       }
       throw failure
-    }, { touched: this.touches(schema, planner.responseSteps(route, schema, this.level + 1)) })
+    }, { touched, held: () => this.held(schema, 0) })
   }
 
   /** The documents' example, then one per enum value of `side` that can occur in data of `root` at `level`. */
