@@ -241,10 +241,10 @@ export class OpenApiDocuments {
   private nameOperations (document: Json): void {
     this.operationIds ??= new OperationIds(this.state.headRoutes, this.setup.webhooks.list())
     for (const item of Object.values((document.paths ?? {}) as Record<string, Json>)) {
-      const methodsOf = (index: unknown): string[] => Object.keys(item).filter((method) => isSchemaObject(item[method]) && item[method][OPERATION_OF] === index)
-      for (const [method, operation] of Object.entries(item)) {
-        if (!isSchemaObject(operation) || typeof operation[OPERATION_OF] !== 'number') continue
-        const { [OPERATION_OF]: index, ...rest } = operation
+      const marked = Object.entries(item).filter(([, operation]) => isSchemaObject(operation) && typeof operation[OPERATION_OF] === 'number')
+      const methodsOf = (index: unknown): string[] => marked.filter(([, operation]) => (operation as Json)[OPERATION_OF] === index).map(([method]) => method)
+      for (const [method, operation] of marked) {
+        const { [OPERATION_OF]: index, ...rest } = operation as Json
         const head = this.state.headRoutes[index as number]
         // A route with one method keeps its HEAD method's id in every version, whatever its method there; where a version
         // gives it several, one keeps it and the others are named by their own.
