@@ -18,7 +18,7 @@ import { kVersionedRoute } from '../core/symbols'
 import type { Webhooks } from '../routes/webhooks'
 import { isSchemaObject, type SchemaObject } from '../core/json-schema'
 import { isIsoDate, toIsoDate } from '../core/iso-date'
-import { OperationIds } from './operation-ids'
+import { methodKeepingId, OperationIds } from './operation-ids'
 import { headSchemas, VersionExamples } from './version-examples'
 import type { MigrationEngine } from '../serve/migrate-response-body'
 import { resolveVersion } from '../serve/version-picking'
@@ -157,7 +157,7 @@ export class OpenApiDocuments {
     })
     // Where @fastify/swagger writes `deprecated` (the version's lifecycle is not one of the route's attributes).
     if (this.versionDeprecated(behaviour.version)) schema.deprecated = true
-    if (typeof schema.operationId !== 'string') schema[OPERATION_OF] = this.state.headRoutes.indexOf(registered.head)
+    schema[OPERATION_OF] = this.state.headRoutes.indexOf(registered.head)
     this.addVersionParameter(schema, behaviour.version, url)
     return schema
   }
@@ -234,17 +234,25 @@ export class OpenApiDocuments {
     return inCanonicalOrder(document)
   }
 
-  /** Gives each operation marked by {@link schemaFor} its generated id (one object per method: a route may have several). */
+  /**
+   * Gives each operation marked by {@link schemaFor} its id (one object per method: a route may have several): the
+   * route's own, else a generated one.
+   */
   private nameOperations (document: Json): void {
     this.operationIds ??= new OperationIds(this.state.headRoutes, this.setup.webhooks.list())
     for (const item of Object.values((document.paths ?? {}) as Record<string, Json>)) {
-      for (const [method, operation] of Object.entries(item)) {
-        if (!isSchemaObject(operation) || typeof operation[OPERATION_OF] !== 'number') continue
-        const { [OPERATION_OF]: index, ...rest } = operation
+      const marked = Object.entries(item).filter(([, operation]) => isSchemaObject(operation) && typeof operation[OPERATION_OF] === 'number')
+      const methodsOf = (index: unknown): string[] => marked.filter(([, operation]) => (operation as Json)[OPERATION_OF] === index).map(([method]) => method)
+      for (const [method, operation] of marked) {
+        const { [OPERATION_OF]: index, ...rest } = operation as Json
         const head = this.state.headRoutes[index as number]
-        // A route with one method keeps its HEAD method's id in every version, whatever its method there.
-        const operationId = this.operationIds.of(head, head.methods.length === 1 ? head.methods[0] : method)
-        item[method] = { operationId, ...rest }
+        // A route with one method keeps its HEAD method's id in every version, whatever its method there; where a version
+        // gives it several, one keeps it and the others are named by their own.
+        const keeps = head.methods.length > 1 || methodKeepingId(head, methodsOf(index)) === method.toUpperCase()
+        const { operationId: given, ...others } = rest
+        item[method] = keeps && typeof given === 'string'
+          ? rest
+          : { operationId: this.operationIds.of(head, head.methods.length === 1 && keeps ? head.methods[0] : method), ...others }
       }
     }
   }

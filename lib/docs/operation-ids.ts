@@ -31,10 +31,26 @@ function operationIdBase (method: string, path: string): string {
   return `${method.toLowerCase()}${words.length === 0 ? 'Root' : words.join('')}`
 }
 
-/** The methods a HEAD route's operations are named for: its one method, else every method it has in some version. */
+/**
+ * The methods a HEAD route's operations are named for: every method it has in some version; a route of one method,
+ * whose id names its operation whatever its method, that one first, and the others only where a version gives it several.
+ */
 function methodsOf (head: HeadRoute): string[] {
-  if (head.methods.length === 1) return [head.methods[0]]
-  return [...new Set([...head.methods, ...head.timeline.flatMap((state) => state?.exists === true ? state.methods : [])])].sort()
+  const every = [...new Set([...head.methods, ...head.timeline.flatMap((state) => state?.exists === true ? state.methods : [])])].sort()
+  if (head.methods.length > 1) return every
+  const merged = head.timeline.some((state) => state?.exists === true && state.methods.length > 1)
+  return merged ? [head.methods[0], ...every.filter((method) => method !== head.methods[0])] : [head.methods[0]]
+}
+
+/**
+ * The method of a one-method HEAD route that keeps its id in a version giving it `methods` (its HEAD method, else the
+ * first); the others are named by their own ([decision 0268](../../docs/decisions/0268-one-operation-id-per-operation.md)).
+ * @example
+ * methodKeepingId(putUsers, ['POST', 'PUT']) // 'PUT'
+ */
+export function methodKeepingId (head: HeadRoute, methods: readonly string[]): string {
+  const upper = methods.map((method) => method.toUpperCase()).sort()
+  return upper.includes(head.methods[0]) ? head.methods[0] : upper[0]
 }
 
 /** The operation ids of an application's versioned routes, generated once its routes are known. */

@@ -121,7 +121,9 @@ export class UpgradeGuides {
       const state = head.timeline[status === 'removed' ? level + 1 : level]
       const previous = head.timeline[level + 1]
       const moved = status === 'changed' && previous.path !== state.path ? { previousPath: formatParamUrl(previous.path) } : {}
-      const named = subject.operationId === undefined ? {} : { operationId: subject.operationId }
+      // Named as the version's document names it (`had({ operationId })` in a newer change renames it there).
+      const operationId = state.attributes.operationId ?? subject.operationId
+      const named = operationId === undefined ? {} : { operationId }
       // A method the change moved names the one the older version had; one only added, or only taken away, is so listed.
       const gone = status === 'changed' ? previous.methods.filter((method) => !state.methods.includes(method)) : []
       const added = status === 'changed' ? state.methods.filter((method) => !previous.methods.includes(method)) : []

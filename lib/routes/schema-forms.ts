@@ -162,9 +162,27 @@ export function rebuildResponses (slots: SchemaSlots, replace: SlotReplacer, key
       const form = replace(status, schema)
       if (form !== schema) rebuilt = withResponseFields(form, response as SchemaObject)
     }
-    result[keyOf(key)] = rebuilt
+    const target = keyOf(key)
+    result[target] = target in result ? bothResponses(result[target], rebuilt) : rebuilt
   }
   return result
+}
+
+/**
+ * One status answering the bodies of two (a version whose every success has the status `had({ statusCode })` gives
+ * it): each media type's schema is either one's ([decision 0267](../../docs/decisions/0267-one-status-for-two-successes.md)).
+ */
+function bothResponses (first: unknown, second: unknown): unknown {
+  const firstContent = contentOf(first)
+  const secondContent = contentOf(second)
+  if (firstContent === undefined && secondContent === undefined) return { anyOf: [first, second] }
+  const content: Record<string, unknown> = { ...(firstContent ?? { 'application/json': { schema: first } }) }
+  for (const [media, entry] of Object.entries(secondContent ?? { 'application/json': { schema: second } })) {
+    const known = content[media]
+    content[media] = isSchemaObject(known) && isSchemaObject(entry) ? { ...known, schema: { anyOf: [known.schema, entry.schema] } } : entry
+  }
+  const described = firstContent !== undefined ? first : secondContent !== undefined ? second : {}
+  return { ...(described as object), content }
 }
 
 /** A version's schema of a short-form response, with the `headers` and `description` HEAD wrote beside its schema. */

@@ -99,6 +99,8 @@ export function createRouteObserver (
   const captureHooks = capture === undefined ? undefined : createCaptureHooks(serveOptions, capture)
   const context: RouteContext = { state, serveOptions, segments, routingPicks, previewHooks, captureHooks, routerOptions }
   let lastGet: PendingGet | undefined
+  // Each route kept out of the way has a constraint value of its own: two alike would be duplicates to Fastify.
+  let unusable = 0
   return function versionerOnRoute (this: FastifyInstance, route: ObservedRoute): void {
     // A route the versioner registered (a group's, or its HEAD twin) is served at its registered URL.
     const copied = (route.config as Record<symbol, RegisteredRoute | undefined> | undefined)?.[kVersionedRoute]
@@ -131,15 +133,18 @@ export function createRouteObserver (
       return
     }
     lastGet = undefined
-    // An error here is the application's description of its versions: it surfaces from app.ready().
-    if (state.startupError !== undefined) return
-    try {
-      lastGet = versionRoute(context, this, route, scope, methods)
-    } catch (error) {
-      state.startupError = error as Error
-      // Keep the route out of the way (no request matches this version), so that the error above is the one reported.
-      route.constraints = { ...route.constraints, [state.constraint]: '\u0000unusable' }
+    // An error here is the application's description of its versions: it surfaces from app.ready(). The routes after
+    // it are kept out of the way too (no request matches this version), so that Fastify's duplicate route error (two
+    // HEAD routes at one path, told apart only by versions) does not take its place.
+    if (state.startupError === undefined) {
+      try {
+        lastGet = versionRoute(context, this, route, scope, methods)
+        return
+      } catch (error) {
+        state.startupError = error as Error
+      }
     }
+    route.constraints = { ...route.constraints, [state.constraint]: `\u0000unusable ${unusable++}` }
   }
 }
 

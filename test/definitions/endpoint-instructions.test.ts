@@ -325,6 +325,27 @@ test('deleting a deleted route, restoring an existing one, ambiguous restores, n
     'a webhook marked with a number')
 })
 
+test('regression: after a first start-up error, a route sharing a path with one meant for older versions does not hide it behind Fastify\'s duplicate route error', async (t) => {
+  // Before: the routes registered after the first error got no version constraint, so the HEAD route and the one
+  // meant for older versions at the same path collided: app.register threw FST_ERR_DUPLICATED_ROUTE, naming neither
+  // the unrestored route nor the version changes.
+  const app = await versionedApp(t, threeVersions(changeClass('Unrelated', [])))
+  await app.register(versioned(async (api) => {
+    api.get('/archive', { onlyExistsInOlderVersions: true }, async () => ({}))
+    api.get('/orders/:id', async () => ({ handler: 'new' }))
+    api.get('/orders/:id', { onlyExistsInOlderVersions: true, schema: { operationId: 'getOrderLegacy' } }, async () => ({ handler: 'old' }))
+  }))
+  await failsWith(t, app, 'FST_VERSIONER_ROUTER_GENERATION', /never restored: \[GET\] \/archive/, 'the first error, not a duplicate route')
+
+  const params = await versionedApp(t, threeVersions(changeClass('OrderIdParam', [endpoint('/items/:id', ['GET']).had({ path: '/items/:itemId' })])))
+  await params.register(versioned(async (api) => {
+    api.get('/items/:id', async () => ({}))
+    api.get('/orders/:id', async () => ({ handler: 'new' }))
+    api.get('/orders/:id', { onlyExistsInOlderVersions: true, schema: { operationId: 'getOrderLegacy' } }, async () => ({ handler: 'old' }))
+  }))
+  t.match(await rejection(async () => await params.ready()), { code: 'FST_VERSIONER_ROUTER_PATH_PARAMS_MODIFIED', message: /OrderIdParam/ }, 'a path parameter renamed')
+})
+
 test('instructions and by-path converters name full paths (prefix included), with the version in a header or in the path', async (t) => {
   for (const location of ['header', 'path'] as const) {
     class RenameAccounts extends VersionChange {

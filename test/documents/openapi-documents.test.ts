@@ -14,7 +14,7 @@ import {
 } from '../../plugin'
 import { versionedApp } from '../helpers/apps'
 import {
-  assertDocumentsValid, documentKeys, documentOf, operationsOf, reachableComponents, refsIn, validationError, type OpenApiDocument, type OpenApiDocument as Json
+  assertDocumentsValid, bodyChecker, documentKeys, documentOf, operationsOf, reachableComponents, refsIn, validationError, type OpenApiDocument, type OpenApiDocument as Json
 } from '../helpers/openapi-documents'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { changeClass } from '../helpers/version-changes'
@@ -447,6 +447,31 @@ test('endpoint attributes per version: summary, description, tags, deprecated, o
   const operationIds = operationsOf(v2002).map((operation) => operation.operation.operationId)
   // Paths in sorted order (issue 35): /checkout first.
   t.same(operationIds, ['postCheckout', 'createProduct', 'getProductsByProductId', 'getProductsByProductIdReviews'])
+  await assertDocumentsValid(t, app)
+})
+
+test('regression: had({ statusCode }) on a route with two success statuses documents both bodies under the one status', async (t) => {
+  // Before: the 2000-01-01 document's 200 was the 201 body alone ({ id, created } required), the last success key
+  // written over the first: the update a 2000-01-01 client receives ({ id, updated }) broke a client built from it.
+  const Updated = Type.Object({ id: Type.String(), updated: Type.Boolean() })
+  const Created = Type.Object({ id: Type.String(), created: Type.Boolean() })
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(),
+    new Version('2001-01-01', changeClass('CreatesAre201', [endpoint('/items/:id', ['PUT']).had({ statusCode: 200 })])), new Version('2000-01-01')), async (api) => {
+    api.put('/items/:id', { schema: { params: Type.Object({ id: Type.String() }), response: { 200: Updated, 201: { description: 'Created', content: { 'application/json': { schema: Created } } } } } },
+      async (request, reply) => request.params.id === 'new' ? await reply.code(201).send({ id: 'new', created: true }) : { id: request.params.id, updated: true })
+  })
+  await app.ready()
+  const document = documentOf(app, '2000-01-01')
+  const check = bodyChecker(document)
+  const put = document.paths['/items/{id}'].put
+  t.same(Object.keys(put.responses), ['200', '400', '404'])
+  const body = put.responses['200'].content['application/json'].schema
+  for (const id of ['new', 'old']) {
+    const response = await app.inject({ method: 'PUT', url: `/items/${id}`, headers: { 'x-api-version': '2000-01-01' } })
+    t.equal(response.statusCode, 200, `${id}: 200 in 2000-01-01`)
+    t.equal(check(body, response.json()), undefined, `${id}: the documented 200 takes ${response.body}`)
+  }
+  t.same(Object.keys(documentOf(app, '2001-01-01').paths['/items/{id}'].put.responses), ['200', '201', '400', '404'], 'HEAD\'s statuses in 2001-01-01')
   await assertDocumentsValid(t, app)
 })
 

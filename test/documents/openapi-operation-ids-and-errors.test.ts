@@ -86,6 +86,25 @@ test('operations without an operationId get one from the HEAD method and path: c
   await assertDocumentsValid(t, app)
 })
 
+test('regression: a version giving a one-method route more methods names each of its operations once', async (t) => {
+  // Before: 2000-01-01 named both `POST /e` and `PUT /e` putE (both `POST /f` and `PUT /f` putF): a document whose
+  // operationIds are not unique, which clients generated from it name twice.
+  class UpdatesWerePostsToo extends VersionChange {
+    description = 'PUT /e, PUT /f and DELETE /g took POST too.'
+    instructionsToMigrateToPreviousVersion = [endpoint('/e', ['PUT']).had({ methods: ['POST', 'PUT'] }), endpoint('/f', ['PUT']).had({ methods: ['POST', 'PUT'] }),
+      endpoint('/g', ['DELETE']).had({ methods: ['DELETE', 'POST'] })]
+  }
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', UpdatesWerePostsToo), new Version('2000-01-01')), async (api) => {
+    api.put('/e', async () => ({}))
+    api.put('/f', { schema: { operationId: 'replaceF' } }, async () => ({}))
+    api.delete('/g', { schema: { operationId: 'removeG' } }, async () => ({}))
+  })
+  await app.ready()
+  const ids = (version: string) => operationsOf(documentOf(app, version)).map(({ method, path, operation }) => `${method} ${path} ${String(operation.operationId)}`)
+  t.same(ids('2001-01-01'), ['PUT /e putE', 'PUT /f replaceF', 'DELETE /g removeG'])
+  t.same(ids('2000-01-01'), ['POST /e postE', 'PUT /e putE', 'POST /f postF', 'PUT /f replaceF', 'DELETE /g removeG', 'POST /g postG'], 'the HEAD method keeps the route\'s id; the other is named by its own')
+})
+
 test("the plugin's 400 and 404 are shared responses on every versioned operation, and its answers match them", async (t) => {
   const app = await itemsApp(t)
   for (const version of VERSIONS) {

@@ -780,6 +780,25 @@ test('regression: a method a change added to a route, or took from it, was liste
     ['GET /orders/{id} changed', 'POST /orders/{id} removed', 'PATCH /users/{id} added', 'PUT /users/{id} changed'])
 })
 
+test('regression: an operation is named by the operationId the version\'s document gives it, not HEAD\'s', async (t) => {
+  // The guide named every operation by its HEAD operationId: after had({ operationId }) in a newer change, the id
+  // it gave an older change's operation was in neither document of that change (`getUser` where both say `getAccount`).
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(),
+    new Version('2002-01-01', changeClass('UsersWereAccounts', [endpoint('/users/:id', ['GET']).had({ operationId: 'getAccount' })])),
+    new Version('2001-01-01', changeClass('AccountsDeprecated', [endpoint('/users/:id', ['GET']).had({ deprecated: true }), endpoint('/users', ['GET']).existed])),
+    new Version('2000-01-01')
+  ), async (api) => {
+    api.get('/users/:id', { schema: { operationId: 'getUser' } }, async () => ({}))
+    api.get('/users', { onlyExistsInOlderVersions: true, schema: { operationId: 'listUsers' } }, async () => [])
+  })
+  await app.ready()
+  t.same(operationsOf(documentOf(app, '2001-01-01')).map(({ operation }) => operation.operationId), ['getAccount'], 'the document of 2001-01-01')
+  t.same((await guideOf(app, '2000-01-01', '2002-01-01')).changes.map((change) => change.operations.map(({ method, path, operationId, status }) => `${method} ${path} ${operationId} ${status}`)), [
+    ['GET /users listUsers removed', 'GET /users/{id} getAccount changed'],
+    ['GET /users/{id} getUser changed']
+  ], 'each operation by the id of the version the change introduced (of the one before it, when removed)')
+})
+
 test('regression: the range form submits a version name exactly, whitespace inside it included', async (t) => {
   // An <option> without a value attribute submits its text with whitespace collapsed: `v2  beta` was sent as
   // `v2 beta`, a version the guide does not know (400).
