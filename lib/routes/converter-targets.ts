@@ -106,9 +106,10 @@ export class ConverterTargets {
     return (node: TSchema): boolean => {
       if (node === targetForm) return true
       const candidate = node as SchemaObject
-      // A plain JSON copy (Fastify's of a schema given to `addSchema`) stands for the seed it equals.
-      if (kindOf(candidate) === undefined && this.generation.canonical(node) === targetForm) return true
       if (id !== undefined && candidate.$id === id) return true
+      // A plain JSON copy (Fastify's of a schema given to `addSchema`) stands for the seed it equals, and so does a copy
+      // TypeBox made inside a Type.Recursive (../schemas/seeds.ts).
+      if (this.generation.canonical(node) === targetForm) return true
       // sameButModifiers needs every keyword equal: compare the telling ones before listing keys.
       return candidate.type === wanted.type && candidate.properties === wanted.properties && candidate.items === wanted.items &&
         kindOf(candidate) === kindOf(wanted) && sameButModifiers(node, targetForm)

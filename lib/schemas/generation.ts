@@ -10,6 +10,7 @@ import { SchemaStates } from './apply-instructions'
 import { warnOfDerivedSchema } from './derived-schemas'
 import { checkOneSchemaPerId, sameButModifiers, type Seed, type SeedState } from './seeds'
 import { FormBuilder, pointedAt, type Plan } from './form-builder'
+import { FormCycles } from './form-cycles'
 import { isSchemaObject, nameOf, refId, type SchemaLike, type SchemaObject } from '../core/json-schema'
 import { subschemasOf } from '../core/subschemas'
 import { generationSteps, type GenerationStep, type VersionBundle } from '../describe/versions'
@@ -48,6 +49,8 @@ export class SchemaGeneration {
   private readonly records = new WeakMap<object, FormRecord>()
   private readonly plans = new WeakMap<object, Plan>()
   private readonly inProgress = new Set<object>()
+  /** The forms being built that meet themselves through other named schemas (./form-cycles.ts). */
+  private readonly cycles = new FormCycles()
   /** One frame per form being computed, innermost last. */
   private readonly frames: DependencyFrame[] = []
   private readonly builder: FormBuilder
@@ -136,7 +139,7 @@ export class SchemaGeneration {
     if (level === 0 || !isSchemaObject(schema) || this.isUnchanging(schema)) return schema
     let record = this.records.get(schema)
     if (record === undefined || record.forms.length <= level) {
-      // A schema met again while its own form is being built refers to itself ($ref): keep the reference.
+      // A schema met again while its own form is being built refers to itself ($ref): its guess stands for it.
       if (this.inProgress.has(schema)) return this.metInsideItself(schema)
       this.inProgress.add(schema)
       try {
@@ -144,7 +147,7 @@ export class SchemaGeneration {
           record = { forms: [schema], inputs: this.inputsAt(schema, 0), deps: null }
           this.records.set(schema, record)
         }
-        for (let current = record.forms.length; current <= level; current++) this.advance(schema, record, current)
+        for (let current = record.forms.length; current <= level; current++) this.cycles.build(schema, record, current, (built) => this.advance(schema, built, current))
       } finally {
         this.inProgress.delete(schema)
       }
@@ -183,15 +186,16 @@ export class SchemaGeneration {
     return this.walk.index.find(schema)
   }
 
-  /** A schema met while its own form is being built: the forms that contain it are compared at every level. */
+  /** A schema met while its own form is being built (its guess: ./form-cycles.ts): the forms that contain it are compared at every level. */
   private metInsideItself (schema: TSchema): TSchema {
     const frame = this.frames.at(-1)
     if (frame !== undefined) frame.cyclic = true
-    return schema
+    return this.cycles.metInside(schema)
   }
 
   /** Computes the form of `schema` at `level` (the record holds every level before it). */
   private advance (schema: TSchema, record: FormRecord, level: number): void {
+    this.cycles.touch(record, level)
     const previous = record.forms[level - 1]
     if (record.deps !== null && !touches(this.walk.changedAt[level], record.deps)) {
       record.forms.push(previous)

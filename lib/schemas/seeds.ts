@@ -2,12 +2,13 @@
  * Seeds: the HEAD schemas instructions name, how they are recognised, and their immutable state in each version.
  * @module
  */
-import { OptionalKind, ReadonlyKind, type TSchema } from '@sinclair/typebox'
+import { Hint, OptionalKind, ReadonlyKind, type TSchema } from '@sinclair/typebox'
 import { childSchemaInfo } from '../describe/extend-schema'
 import type { EnumValue, FieldDidntHaveInstruction, FieldHadInstruction, SchemaAnnotations } from '../describe/instructions'
 import { validatorOfFragment, validatorsOf, type NamedValidator } from '../describe/named-validators'
 import { VersionerStructureError } from '../core/errors'
 import { kExtendedSchema } from '../core/symbols'
+import { everySubschema } from '../core/subschemas'
 import { deepEqual, isSchemaObject, kindOf, nameOf, propertiesOf, setModifiers, withoutAnnotations, type SchemaObject } from '../core/json-schema'
 
 /** A HEAD schema named by at least one instruction. */
@@ -220,6 +221,8 @@ export class SeedIndex {
   private readonly byAnchor = new Map<object, Seed[]>()
   private readonly anchorless: Seed[] = []
   private cache = new WeakMap<object, Seed | null>()
+  /** The schemas inside the `Type.Recursive`s met: copies TypeBox made. */
+  private readonly recursiveCopies = new WeakSet<object>()
 
   /** The seed for `schema`, added if it is not known yet. */
   add (schema: TSchema): Seed {
@@ -254,6 +257,8 @@ export class SeedIndex {
   }
 
   private lookup (schema: TSchema): Seed | undefined {
+    // TypeBox's Type.Recursive holds a copy (CloneType) of what its callback returned: the schemas inside are copies too.
+    if ((schema as SchemaObject)[Hint] === 'Recursive') for (const node of everySubschema([schema])) if (node !== schema) this.recursiveCopies.add(node)
     const direct = this.byObject.get(schema)
     if (direct !== undefined) return direct
     const id = nameOf(schema)
@@ -264,7 +269,20 @@ export class SeedIndex {
     }
     const anchor = anchorOf(schema)
     const candidates = anchor === undefined ? this.anchorless : this.byAnchor.get(anchor) ?? []
-    return candidates.find((seed) => sameButModifiers(seed.head, schema)) ?? (kindOf(schema) !== undefined ? undefined : this.copied(schema))
+    const found = candidates.find((seed) => sameButModifiers(seed.head, schema))
+    if (found !== undefined) return found
+    return this.recursiveCopies.has(schema) ? this.recursiveCopy(schema) : kindOf(schema) !== undefined ? undefined : this.copied(schema)
+  }
+
+  /** The seed a schema inside a `Type.Recursive` is a copy of: the one it equals, TypeBox's marks included (decision 0265). */
+  private recursiveCopy (schema: TSchema): Seed | undefined {
+    const bare = setModifiers(schema, false, false)
+    const equal = this.seeds.filter((seed) => deepEqual(seed.head, bare))
+    if (equal.length > 1) {
+      throw new VersionerStructureError(`A Type.Recursive holds a copy of a schema (${fieldsOf(schema)}), as TypeBox copies its body, equal to ` +
+        `${equal.length} schemas that instructions or converters name (${equal.map((seed) => seed.display).join(', ')}), which it cannot be told from: give each of them its own $id.`)
+    }
+    return equal[0]
   }
 
   /** The seed without `$id` a plain JSON copy stands for, as Fastify's copies of `addSchema` schemas (decision 0123). */

@@ -301,6 +301,29 @@ test('Type.Recursive: self-references point to the versioned $id', async (t) => 
   t.equal((prop(oldRenamed, 'parent') as { $ref?: string }).$ref, 'TreeNode__2000-01-01')
 })
 
+test('regression: TypeBox copies a Type.Recursive\'s body: an enum and an object instructions name inside it kept HEAD\'s form in every version', async (t) => {
+  const Kind = Type.Union([Type.Literal('a'), Type.Literal('b'), Type.Literal('c')])
+  const Address = Type.Object({ street: Type.String(), code: Type.Optional(Type.String()) })
+  const Tree = Type.Recursive((This) => Type.Object({ kind: Kind, home: Address, children: Type.Optional(Type.Array(This)) }), { $id: 'Tree' })
+  t.not(prop(Tree, 'kind'), Kind, 'the body is a copy')
+  const old = oldSchemas([enumeration(Kind).didntHave('c'), schema(Address).field('code').didntExist]).get(Tree)
+  t.strictSame(plain(old), {
+    $id: 'Tree__2000-01-01',
+    type: 'object',
+    properties: {
+      kind: { anyOf: [{ const: 'a', type: 'string' }, { const: 'b', type: 'string' }] },
+      home: { type: 'object', properties: { street: { type: 'string' } }, required: ['street'] },
+      children: { type: 'array', items: { $ref: 'Tree__2000-01-01' } }
+    },
+    required: ['kind', 'home']
+  })
+  t.ok(Value.Check(old, { kind: 'a', home: { street: 's' }, children: [{ kind: 'b', home: { street: 't' } }] }))
+  t.notOk(Value.Check(old, { kind: 'a', home: { street: 's' }, children: [{ kind: 'c', home: { street: 't' } }] }), 'the old form lacks the member at every depth')
+  // Two schemas that instructions name and the copy equals: which one it copies cannot be told.
+  const Other = Type.Union([Type.Literal('a'), Type.Literal('b'), Type.Literal('c')])
+  t.throws(() => oldSchemas([enumeration(Kind).didntHave('c'), enumeration(Other).didntHave('b')]).get(Tree), { code: 'FST_VERSIONER_STRUCTURE', message: /Type\.Recursive/ })
+})
+
 test('instructions on a parent reach the schemas made from it with extendSchema', async (t) => {
   const Base = Type.Object({ id: Type.String(), name: Type.String(), age: Type.Integer() }, { $id: 'Base' })
   const Child = extendSchema(Base, { email: Type.String() }, { $id: 'Child' })

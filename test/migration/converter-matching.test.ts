@@ -2,7 +2,7 @@ import { test } from 'tap'
 import { Type, type TSchema } from '@sinclair/typebox'
 import {
   ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, HeadVersion, RouterGenerationError, Version, VersionBundle, VersionChange,
-  endpoint, extendSchema, schema, versioned, type RequestInfo, type ResponseInfo, type VersionChangeClass
+  endpoint, enumeration, extendSchema, schema, versioned, type RequestInfo, type ResponseInfo, type VersionChangeClass
 } from '../../plugin'
 import { versionedApp } from '../helpers/apps'
 import { rejection } from '../helpers/errors'
@@ -186,6 +186,48 @@ test('a by-schema converter runs on occurrences innermost first; of several sche
     await app.inject({ url: targets.length === 1 ? '/tree' : '/orders/o1', headers: v('2000-01-01') })
     t.same(calls, expected, targets.map((target) => target.$id).join(', '))
   }
+})
+
+test('regression: converters on a schema inside a Type.Recursive (which TypeBox copies) failed app.ready() as unused, its instructions did nothing', async (t) => {
+  const Meta = Type.Object({ owner: Type.String() })
+  const Kind = Type.Union([Type.Literal('file'), Type.Literal('link')])
+  const Node = Type.Recursive((This) => Type.Object({ meta: Meta, kind: Kind, next: Type.Optional(This) }), { $id: 'Node' })
+  class OwnerWasUser extends VersionChange {
+    description = 'A node\'s owner was its user; links are new.'
+    instructionsToMigrateToPreviousVersion = [schema(Meta).field('owner').had({ name: 'user' }), enumeration(Kind).didntHave('link')]
+
+    @ConvertRequestToNextVersionFor(Meta)
+    up (request: RequestInfo) {
+      request.body.owner = request.body.user
+      delete request.body.user
+    }
+
+    @ConvertResponseToPreviousVersionFor(Meta)
+    down (response: ResponseInfo) {
+      response.body.user = response.body.owner
+      delete response.body.owner
+    }
+
+    @ConvertResponseToPreviousVersionFor(Node)
+    linkWasFile (response: ResponseInfo) {
+      if (response.body.kind === 'link') response.body.kind = 'file'
+    }
+  }
+  const received: unknown[] = []
+  const app = await versionedApp(t, twoVersions(OwnerWasUser), async (api) => {
+    api.post('/nodes', { schema: { body: Type.Object({ node: Node }), response: { 200: Type.Object({ node: Node }) } } }, async (request) => {
+      received.push(request.body)
+      return { node: { meta: { owner: 'x' }, kind: 'link' as const, next: { meta: { owner: 'y' }, kind: 'link' as const, next: { meta: { owner: 'z' }, kind: 'file' as const } } } }
+    })
+  })
+  const node = (key: string, kind: string): unknown => ({ meta: { [key]: 'a' }, kind, next: { meta: { [key]: 'b' }, kind, next: { meta: { [key]: 'c' }, kind: 'file' } } })
+  const reply = await app.inject({ method: 'POST', url: '/nodes', headers: v('2000-01-01'), payload: { node: node('user', 'file') } })
+  t.equal(reply.statusCode, 200, reply.body)
+  t.same(received[0], { node: node('owner', 'file') }, 'the handler gets HEAD\'s field at every depth')
+  t.same(reply.json(), { node: { meta: { user: 'x' }, kind: 'file', next: { meta: { user: 'y' }, kind: 'file', next: { meta: { user: 'z' }, kind: 'file' } } } },
+    'the old client gets its field and members at every depth')
+  const link = await app.inject({ method: 'POST', url: '/nodes', headers: v('2000-01-01'), payload: { node: node('user', 'link') } })
+  t.equal(link.statusCode, 400, 'a member the version lacks is refused at every depth')
 })
 
 test('by-path request converters match the path of the version holding the change and keep applying after renames in older versions', async (t) => {

@@ -870,6 +870,53 @@ test('regression: a Type.Recursive a version changes: its requests were a 500 ("
   t.equal(latest.json().tree.children[0].children[0].secret, 's2')
 })
 
+test('regression: two shared schemas referring to each other (Folder ↔ File) had the version\'s form at the first depth only: a 400 and a 500 deeper', async (t) => {
+  const File = Type.Object({ title: Type.String(), folder: Type.Optional(Type.Ref('Folder')) }, { $id: 'File' })
+  const Folder = Type.Object({ name: Type.String(), files: Type.Array(Type.Ref('File')) }, { $id: 'Folder' })
+  class TitleWasName extends VersionChange {
+    description = 'A file\'s name is now its title.'
+    instructionsToMigrateToPreviousVersion = [schema(File).field('title').had({ name: 'name' })]
+
+    @ConvertRequestToNextVersionFor(File)
+    up (request: RequestInfo) {
+      request.body.title = request.body.name
+      delete request.body.name
+    }
+
+    @ConvertResponseToPreviousVersionFor(File)
+    down (response: ResponseInfo) {
+      response.body.name = response.body.title
+      delete response.body.title
+    }
+  }
+  const app = Fastify()
+  t.teardown(() => app.close())
+  app.addSchema(File)
+  app.addSchema(Folder)
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2002-01-01'), new Version('2001-01-01', TitleWasName), new Version('2000-01-01')) })
+  const received: unknown[] = []
+  await app.register(versioned(async (api) => {
+    // Each schema of the cycle as a root: which one is generated first decides nothing.
+    for (const [path, root] of [['/folders', 'Folder'], ['/files', 'File']] as const) {
+      api.post(path, { schema: { body: Type.Ref(root), response: { 200: Type.Ref(root) } } }, async (request) => { received.push(request.body); return request.body })
+    }
+  }))
+  const deep = (key: 'name' | 'title'): unknown => ({ name: 'f', files: [{ [key]: 'a', folder: { name: 'g', files: [{ [key]: 'b', folder: { name: 'h', files: [{ [key]: 'c' }] } }] } }] })
+  for (const [path, wrap] of [['/folders', (folder: unknown) => folder], ['/files', (folder: unknown) => ({ [Object.keys((folder as { files: object[] }).files[0])[0]]: 'top', folder })]] as const) {
+    for (const [version, key] of [['2000-01-01', 'name'], ['2002-01-01', 'title']] as const) {
+      received.length = 0
+      const reply = await app.inject({ method: 'POST', url: path, headers: v(version), payload: wrap(deep(key)) as object })
+      t.equal(reply.statusCode, 200, `${path} ${version}: ${reply.body}`)
+      t.same(received[0], wrap(deep('title')), `${path} ${version}: the handler gets HEAD's form at every depth`)
+      t.same(reply.json(), wrap(deep(key)), `${path} ${version}: the client gets its version's form at every depth`)
+    }
+  }
+  const document = (await app.inject({ url: '/openapi.json?version=2000-01-01' })).json()
+  t.same(Object.keys(document.components.schemas.File.properties), ['name', 'folder'], 'the File component has the old field')
+  t.equal(document.components.schemas.File.properties.folder.$ref, '#/components/schemas/Folder')
+  t.equal(document.components.schemas.Folder.properties.files.items.$ref, '#/components/schemas/File')
+})
+
 /** A version change renaming `UserIn`'s `name` to `fullName`, whose request converter shows `convert` each body it reads. */
 function fullNameWasName (UserIn: TSchema, convert: (body: unknown) => void): VersionChangeClass {
   class FullNameWasName extends VersionChange {
