@@ -22,6 +22,7 @@ import {
 import { classifySchemaChange, hasDefault } from './schema-changes'
 import { styleKey } from './parameter-styles'
 import { withSchemaRefsAligned } from './schema-refs-aligned'
+import { underRepeat, withSchemaLoopsUnrolled } from './schema-loops-unrolled'
 
 /**
  * Compares two documents `assertComparable` accepted (equal ones have no change: the diff is not run), judging
@@ -37,8 +38,12 @@ export function compareComparable (version: string, saved: unknown, current: unk
   const [ranged, covered] = withStatusRanges(comparableSaved, comparableCurrent)
   // A status the operation documented itself, now documented by the plugin's generic error answer alone, is removed.
   const [owned, answered] = withPluginAnsweredStatuses(comparableSaved, ranged)
-  const [before, after] = withSchemaRefsAligned(comparableSaved, owned)
-  const diffs = documentDiffs(before, after)
+  // Schemas referring to each other in a loop, written out at each place, then aligned again where the two
+  // documents' loops meet a `$ref` on one side only.
+  const unrolled = withSchemaLoopsUnrolled(...withSchemaRefsAligned(comparableSaved, owned))
+  const [before, after] = withSchemaRefsAligned(...unrolled.documents)
+  // What lies under a loop's repeated schema was compared where it appears first.
+  const diffs = documentDiffs(before, after).filter((diff) => !underRepeat(diff.path, unrolled.repeats))
   let strict: AjvInstance | undefined
   const strictAjv = (): AjvInstance => (strict ??= fastifyAjv({ strict: false, coerceTypes: false, useDefaults: false, removeAdditional: false, validateSchema: false, logger: false }, ajv))
   const comparison: Comparison = { version, saved: before, current: after, renames: pairRenames(diffs), result: [], validation: requestValidation(ajv), strictAjv }

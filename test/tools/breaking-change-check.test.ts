@@ -1003,6 +1003,43 @@ test('a schema given an $id (now a $ref) or inlined again compares as its conten
   t.same(lines(changes, false), [])
 })
 
+test('regression: schemas referring to each other in a loop: a field removed is reported at every place holding it (the request side went unseen)', async (t) => {
+  // File ↔ Folder: the diff library cut the loop where it entered it first and reused that cut answer elsewhere.
+  const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` })
+  const json = (schema: Json): Json => ({ content: { 'application/json': { schema } } })
+  const document = (bytes: boolean): Json => ({
+    openapi: '3.0.3',
+    info: { title: 'files', version: '2000-01-01' },
+    components: {
+      schemas: {
+        File: { type: 'object', required: bytes ? ['title', 'bytes'] : ['title'], properties: { title: { type: 'string' }, ...(bytes ? { bytes: { type: 'integer' } } : {}), folder: ref('Folder') } },
+        Folder: { type: 'object', required: ['name', 'files'], properties: { name: { type: 'string' }, files: { type: 'array', items: ref('File') }, parent: ref('Folder') } }
+      }
+    },
+    paths: {
+      '/files': { post: { requestBody: json(ref('File')), responses: { 200: { description: 'ok', ...json({ type: 'array', items: ref('File') }) } } } },
+      '/folders': { post: { requestBody: json(ref('Folder')), responses: { 200: { description: 'ok', ...json(ref('Folder')) } } } }
+    }
+  })
+  t.same(lines(compareDocuments('2000-01-01', document(true), document(false)), true), [
+    '2000-01-01 POST /files: request body /bytes: removed', '2000-01-01 POST /files: response 200 /*/bytes: removed',
+    '2000-01-01 POST /folders: request body /files/*/bytes: removed', '2000-01-01 POST /folders: response 200 /files/*/bytes: removed'
+  ])
+  t.same(compareDocuments('2000-01-01', document(true), document(true)), [], 'unchanged')
+  // The loop broken: the field holding the repeated schema is itself a place, in every operation.
+  const broken = document(true)
+  delete broken.components.schemas.File.properties.folder
+  t.same(lines(compareDocuments('2000-01-01', document(true), broken), true), [
+    '2000-01-01 POST /files: request body /folder: removed', '2000-01-01 POST /files: response 200 /*/folder: removed',
+    '2000-01-01 POST /folders: request body /files/*/folder: removed', '2000-01-01 POST /folders: response 200 /files/*/folder: removed'
+  ], 'a loop broken')
+  t.same(lines(compareDocuments('2000-01-01', broken, document(true)), true), [], 'a loop made: new fields, notes')
+  const saved = document(true)
+  const before = structuredClone(saved)
+  compareDocuments('2000-01-01', saved, document(false))
+  t.same(saved, before, 'the saved document is not changed')
+})
+
 test('every kind of app (named versions, QUERY routes, several APIs) reports nothing against its own snapshot', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'fastify-versioner-check-'))
   t.teardown(() => rm(dir, { recursive: true, force: true }))
