@@ -216,6 +216,29 @@ test('promoting a preview (renaming it to a date, dropping the channel) changes 
   t.same(previewDocument.paths, JSON.parse(JSON.stringify(promoted.paths).replaceAll('2027-01-01', PREVIEW).replaceAll(',"format":"date"', '')), 'the promoted version serves what the preview did')
 })
 
+test('regression: check after promoting a preview: its document saved with --channel preview is a note, not a removed version', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'versioner-promotion-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  const before = await app(t, 'preview')
+  await before.ready()
+  await exportDocuments(before, dir, { channel: 'preview' })
+  const saved = JSON.parse(await readFile(join(dir, `${PREVIEW}.json`), 'utf8'))
+  t.equal(saved.info['x-channel'], 'preview', 'the preview\'s document says it is one')
+  for (const version of RELEASES) t.notOk('x-channel' in JSON.parse(await readFile(join(dir, `${version}.json`), 'utf8')).info, `${version}: a release's says nothing`)
+  const after = await app(t, 'promoted')
+  await after.ready()
+  const checked = await checkDocuments(after, dir)
+  t.same(checked.breaks, [], 'promoting breaks nothing released')
+  t.same(checked.notes.map((note) => note.text), [`${PREVIEW}: preview version no longer served (promoted or withdrawn), not checked`, '2027-01-01: new version'])
+  t.same((await checkDocuments(after, dir, { channel: 'preview' })).breaks.map((change) => change.text), [`${PREVIEW}: version removed`],
+    'asked to check previews, the preview\'s clients are told: the value they send is gone')
+  const withdrawn = await app(t, 'absent')
+  await withdrawn.ready()
+  t.same((await checkDocuments(withdrawn, dir)).breaks, [], 'a preview withdrawn (its changes back in HEAD) breaks nothing released either')
+  await writeFile(join(dir, '2026-06-01.json'), JSON.stringify({ ...JSON.parse(await readFile(join(dir, '2026-06-01.json'), 'utf8')), info: { title: 'API', version: '2026-06-01', 'x-channel': 'preview' } }))
+  t.same((await checkDocuments(after, dir)).compared.includes('2026-06-01'), true, 'a served release is compared whatever its saved document says')
+})
+
 test('preview structure checks', async (t) => {
   const change = previewChange() as never
   t.throws(() => new Version('2026-01-01', { channel: 'beta' as never }), /channel must be 'release' or 'preview'/)
