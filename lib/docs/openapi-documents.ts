@@ -51,10 +51,12 @@ interface SwaggerRouteInput {
 }
 
 /**
- * Writes a version's lifecycle into its document's `info` (`x-deprecated-at`, `x-sunset-at`, `x-after-sunset`,
- * `x-released-at`, `x-brownouts`, and a paragraph each), the same whatever the time.
+ * Writes a version's lifecycle into its document's `info` (`x-channel` of a preview, `x-deprecated-at`, `x-sunset-at`,
+ * `x-after-sunset`, `x-released-at`, `x-brownouts`, and a paragraph each), the same whatever the time.
  */
 function describeLifecycle (info: Json, version: Version): void {
+  // So that `check` knows a saved preview document once the preview is promoted or withdrawn (decision 0275).
+  if (version.channel === 'preview') info['x-channel'] = 'preview'
   const paragraph = (notes: readonly string[]): void => {
     if (notes.length > 0) info.description = [info.description, notes.join(' ')].filter((text) => typeof text === 'string' && text !== '').join('\n\n')
   }

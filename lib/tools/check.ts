@@ -94,7 +94,10 @@ export async function checkDocuments (app: FastifyInstance, dir: string, options
     const current = served.get(name)
     const version = current?.version ?? name
     if (current === undefined) {
-      breaks.push(change(version, '', '', 'version removed', true))
+      // A preview promoted or withdrawn since: its saved document says it was one (decision 0275).
+      if (options.channel !== 'preview' && (saved as { info?: Json } | null)?.info?.['x-channel'] === 'preview') {
+        notes.push(change(version, '', '', 'preview version no longer served (promoted or withdrawn), not checked', false))
+      } else breaks.push(change(version, '', '', 'version removed', true))
       continue
     }
     const now: unknown = JSON.parse(current.body.toString('utf8'))

@@ -335,8 +335,11 @@ const SECRET = 'whsec_' + Buffer.alloc(24, 1).toString('base64')
 export function rng (seed: number) { let a = seed >>> 0; return () => { a = (a + 0x6D2B79F5) >>> 0; let t = a; t = Math.imul(t ^ (t >>> 15), t | 1); t ^= t + Math.imul(t ^ (t >>> 7), t | 61); return ((t ^ (t >>> 14)) >>> 0) / 4294967296 } }
 const VERSIONS = ['2003-01-01', '2002-01-01', '2001-01-01']
 
-/** Versions, newest first, each with the keys of its changes in the pool, as listed. */
-export interface History { versions: Array<{ value: string, changes: string[] }>, location?: 'path' }
+/**
+ * Versions, newest first, each with the keys of its changes in the pool, as listed; `preview` makes a version a preview
+ * (`channel: 'preview'`) that requests with `x-beta: yes` may use (list previews first, valued e.g. `2003-01-01.preview`).
+ */
+export interface History { versions: Array<{ value: string, changes: string[], preview?: boolean }>, location?: 'path' }
 /** About a third of the pool, dealt to one to three versions, shuffled within each. */
 export function randomHistory (r: () => number): History {
   const keys = pool.map((p) => p.key).filter((key) => key !== 'InternalHidden' && r() < 0.35)
@@ -375,6 +378,7 @@ export async function buildApp (h: History, items: PoolItem[] = pool, edit?: (s:
     const classes: VersionChangeClass[] = []
     for (const k of v.changes) { const item = items.find((p) => p.key === k)!; classes.push(item.make(s, shape, { getPathHere })); item.after?.(shape) }
     if (v.value === 'head') head = new HeadVersion(...classes)
+    else if (v.preview === true) versions.push(new Version(v.value, ...classes, { channel: 'preview', access: (request) => request.headers['x-beta'] === 'yes' }))
     else versions.push(new Version(v.value, ...classes))
   }
   const store = new Map<string, Static<typeof s.Order>>()

@@ -18,6 +18,7 @@ import {
 import { checkDocuments, exportDocuments, injectEveryVersion, runCli, servedDocuments, typesModule, verify } from '../../tools'
 import { versionedApp, type Teardown } from '../helpers/apps'
 import { versionValues } from '../helpers/version-values'
+import { buildApp, gen, randomHistory, rng, type History } from '../helpers/random-histories'
 
 const SEED = Number(process.env.FC_SEED ?? 20261126)
 const PREVIEW = '2027-01-01.preview'
@@ -216,6 +217,29 @@ test('promoting a preview (renaming it to a date, dropping the channel) changes 
   t.same(previewDocument.paths, JSON.parse(JSON.stringify(promoted.paths).replaceAll('2027-01-01', PREVIEW).replaceAll(',"format":"date"', '')), 'the promoted version serves what the preview did')
 })
 
+test('regression: check after promoting a preview: its document saved with --channel preview is a note, not a removed version', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'versioner-promotion-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  const before = await app(t, 'preview')
+  await before.ready()
+  await exportDocuments(before, dir, { channel: 'preview' })
+  const saved = JSON.parse(await readFile(join(dir, `${PREVIEW}.json`), 'utf8'))
+  t.equal(saved.info['x-channel'], 'preview', 'the preview\'s document says it is one')
+  for (const version of RELEASES) t.notOk('x-channel' in JSON.parse(await readFile(join(dir, `${version}.json`), 'utf8')).info, `${version}: a release's says nothing`)
+  const after = await app(t, 'promoted')
+  await after.ready()
+  const checked = await checkDocuments(after, dir)
+  t.same(checked.breaks, [], 'promoting breaks nothing released')
+  t.same(checked.notes.map((note) => note.text), [`${PREVIEW}: preview version no longer served (promoted or withdrawn), not checked`, '2027-01-01: new version'])
+  t.same((await checkDocuments(after, dir, { channel: 'preview' })).breaks.map((change) => change.text), [`${PREVIEW}: version removed`],
+    'asked to check previews, the preview\'s clients are told: the value they send is gone')
+  const withdrawn = await app(t, 'absent')
+  await withdrawn.ready()
+  t.same((await checkDocuments(withdrawn, dir)).breaks, [], 'a preview withdrawn (its changes back in HEAD) breaks nothing released either')
+  await writeFile(join(dir, '2026-06-01.json'), JSON.stringify({ ...JSON.parse(await readFile(join(dir, '2026-06-01.json'), 'utf8')), info: { title: 'API', version: '2026-06-01', 'x-channel': 'preview' } }))
+  t.same((await checkDocuments(after, dir)).compared.includes('2026-06-01'), true, 'a served release is compared whatever its saved document says')
+})
+
 test('preview structure checks', async (t) => {
   const change = previewChange() as never
   t.throws(() => new Version('2026-01-01', { channel: 'beta' as never }), /channel must be 'release' or 'preview'/)
@@ -388,4 +412,44 @@ test('regression: the 410 of a release gone while only a preview is left names n
   t.equal(answer.statusCode, 410)
   t.notMatch(answer.body, /preview/, 'the preview is not named')
   t.same([answer.statusCode, answer.body], [expected.statusCode, expected.body], 'the answer of an application without the preview')
+})
+
+test('random histories whose newest one or two versions are previews: served, documented, exported and promoted as promised', async (t) => {
+  const runs = Number(process.env.RANDOM_HISTORIES_RUNS ?? 3)
+  for (let seed = 1; seed <= runs; seed++) {
+    const r = rng(seed * 104729)
+    const history = randomHistory(r)
+    const [head, ...released] = [history.versions.find((version) => version.value === 'head') ?? { value: 'head', changes: [] }, ...history.versions.filter((version) => version.value !== 'head')]
+    const count = Math.min(released.length, 1 + Math.floor(r() * 2))
+    const rename = (text: string): string => released.slice(0, count).reduce((all, { value }) => all.replaceAll(value, `${value}.preview`), text)
+    const previewed: History = { ...history, versions: [head, ...released.map((version, at) => at < count ? { ...version, value: `${version.value}.preview`, preview: true } : version)] }
+    const withoutPreviews: History = { ...history, versions: [head, ...released.slice(count)] }
+    const [P, promoted, without] = [await buildApp(previewed), await buildApp({ ...history, versions: [head, ...released] }), await buildApp(withoutPreviews)]
+    t.teardown(async () => { await Promise.all([P.app.close(), promoted.app.close(), without.app.close()]) })
+    const label = `seed ${seed} (${count} preview(s)): ${JSON.stringify(previewed.versions)}`
+    const at = (version: string, payload: object, headers: Record<string, string> = {}) => history.location === 'path'
+      ? { method: 'POST' as const, url: `/${version}/orders`, payload, headers }
+      : { method: 'POST' as const, url: '/orders', payload, headers: { 'x-api-version': version, ...headers } }
+    for (const { value } of released.slice(0, count)) {
+      const preview = `${value}.preview`
+      const document = (await promoted.app.inject({ url: `/openapi.json?version=${value}` })).json()
+      const body = { ...gen(document, document.paths[Object.keys(document.paths).find((path) => path.endsWith('/orders')) as string].post.requestBody.content['application/json'].schema, r) as object, id: `o${seed}` }
+      const [allowed, asPromoted] = [await P.app.inject(at(preview, body, { 'x-beta': 'yes' })), await promoted.app.inject(at(value, body))]
+      t.same([allowed.statusCode, allowed.body, allowed.headers['cache-control']], [asPromoted.statusCode, asPromoted.body, 'private'], `${label}: ${preview} allowed is served as its promoted self, privately`)
+      const [denied, unknown] = [await P.app.inject(at(preview, body, { 'x-beta': 'no' })), await without.app.inject(at(preview, body, { 'x-beta': 'no' }))]
+      t.same([denied.statusCode, denied.body, denied.headers['cache-control']], [400, unknown.body, undefined], `${label}: ${preview} denied is the 400 of an app without the previews`)
+      const [asPreview, asRelease] = [await P.app.inject({ url: `/openapi.json?version=${preview}&channel=preview`, headers: { 'x-beta': 'yes' } }), await promoted.app.inject({ url: `/openapi.json?version=${value}` })]
+      t.same(asPreview.json().paths, JSON.parse(rename(JSON.stringify(asRelease.json().paths)).replaceAll(',"format":"date"', '')), `${label}: ${preview}'s document is its promoted self's`)
+    }
+    for (const version of [...released.slice(count).map(({ value }) => value), '2000-01-01', 'unversioned']) {
+      const url = `/openapi.json?version=${version}`
+      t.equal((await P.app.inject({ url })).body, (await promoted.app.inject({ url })).body, `${label}: promoting changes no byte of ${version}'s document`)
+    }
+    t.equal(await typesModule(P.app, { channel: 'preview' }), rename(await typesModule(promoted.app)).replaceAll(',"format":"date"', ''), `${label}: types --channel preview are the promoted ones'`)
+    const dir = await mkdtemp(join(tmpdir(), 'versioner-random-previews-'))
+    t.teardown(() => rm(dir, { recursive: true, force: true }))
+    await exportDocuments(P.app, dir, { channel: 'preview' })
+    t.same((await checkDocuments(P.app, dir, { channel: 'preview' })).breaks, [], `${label}: check --channel preview is clean`)
+    t.same((await checkDocuments(promoted.app, dir)).breaks, [], `${label}: check after promotion is clean`)
+  }
 })

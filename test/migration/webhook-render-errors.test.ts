@@ -76,6 +76,13 @@ test('regression: a subscriber pinned to a preview promoted to its date (or drop
   t.match(without.deliveries[0], { version: '2001-01-01', fellForward: true }, 'dropped: the newest release before its date, as a request for that date')
 })
 
+test('a subscriber pinned to a preview named by a word (unstable) has no date to read once it is promoted: the oldest version, as documented', async (t) => {
+  const body = Type.Object({ id: Type.String() })
+  const promoted = new VersionBundle(new Version('2002-01-01'), new Version('2001-01-01'), new Version('2000-01-01'))
+  const { deliveries } = await renderWebhook(promoted, { name: 'thing.done', body }, { id: 'x' }, { subscribers: [{ id: 'ep_beta', version: 'unstable', secret: newSecret() }] })
+  t.match(deliveries[0], { version: '2000-01-01', requested: 'unstable', fellForward: true }, 'docs/release-channels.md: move the pins before promoting')
+})
+
 test('regression: a stored pin with whitespace, or a Date stored as its JSON text, was sent the oldest version\'s body', async (t) => {
   const versions = new VersionBundle(new Version('2002-01-01'), new Version('2001-01-01', AtAdded), new Version('2000-01-01'))
   const definition = { name: 'thing.done', body: Thing }
