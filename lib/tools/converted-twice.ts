@@ -65,6 +65,24 @@ function objectsOf (value: unknown): Map<Node, PathKey[]> {
   return found
 }
 
+/** The path {@link objectsOf} gives `target` in `value` (the same walk, in the same order), found without walking past it. */
+function pathIn (value: unknown, target: Node): PathKey[] | undefined {
+  const seen = new Set<Node>()
+  const pending: Array<[Node, PathKey[]]> = isNode(value) ? [[value, []]] : []
+  while (pending.length > 0) {
+    const [node, path] = pending.pop() as [Node, PathKey[]]
+    if (seen.has(node)) continue
+    if (node === target) return path
+    seen.add(node)
+    const list = Array.isArray(node)
+    for (const key of Object.keys(node)) {
+      const child = node[key]
+      if (isNode(child)) pending.push([child, [...path, list ? Number(key) : key]])
+    }
+  }
+  return undefined
+}
+
 /** The scalar fields of each object of a body before a converter runs, and the object at each path. */
 interface Before {
   readonly fields: Map<Node, Map<string, unknown>>
@@ -139,7 +157,7 @@ class ConversionWatch {
     return (converter, argument) => {
       const info = argument as { body: unknown }
       const occurrence = info.body
-      const prefix = occurrence === this.root ? [] : isNode(this.root) && isNode(occurrence) ? objectsOf(this.root).get(occurrence) : undefined
+      const prefix = occurrence === this.root ? [] : isNode(occurrence) ? pathIn(this.root, occurrence) : undefined
       const before = prefix === undefined ? undefined : beforeOf(occurrence)
       const note = (): void => {
         if (occurrence === this.root) this.root = info.body

@@ -31,8 +31,8 @@ import type { LiteralEnvironment } from './converter-literals'
 /** What every target needs: the replay context, how examples are generated, where findings go. */
 export interface VerifyEnvironment extends TripEnvironment, GenerationOptions, CoverageEnvironment, DerivedEnvironment, AlikeEnvironment, LiteralEnvironment {
   readonly state: VersionerState
-  /** The HEAD examples generated so far, by form (one map for a whole run). */
-  readonly examples: Map<TSchema, GeneratedExample[]>
+  /** The examples generated so far, by form and by the converter literals they were generated with (one map for a whole run). */
+  readonly examples: Map<TSchema, Map<string, GeneratedExample[]>>
 }
 
 /**
@@ -106,10 +106,12 @@ function echoKey (env: VerifyEnvironment, head: HeadRoute, behaviour: VersionBeh
     isSuccessKey(key) && (!key.includes(' ') || /[/+]json$/.test(key)) && sharesFields(body, schema, env.resolveRef))?.[0]
 }
 
-/** The HEAD examples of a schema's form, generated once for the run (every version's round trips build on them). */
-export function examplesOf (env: VerifyEnvironment, form: TSchema): GeneratedExample[] {
-  let found = env.examples.get(form)
-  if (found === undefined) env.examples.set(form, found = generateExamples(form, env))
+/** A form's examples with the converter literals `literals`, generated once for the run (only read: routes, statuses and round trips share them). */
+export function examplesOf (env: VerifyEnvironment, form: TSchema, literals: readonly string[] = []): GeneratedExample[] {
+  const byLiterals = env.examples.get(form) ?? new Map<string, GeneratedExample[]>()
+  env.examples.set(form, byLiterals)
+  let found = byLiterals.get(JSON.stringify(literals))
+  if (found === undefined) byLiterals.set(JSON.stringify(literals), found = generateExamples(form, { ...env, literals }))
   return found
 }
 
@@ -133,7 +135,7 @@ async function verifyRequests (env: VerifyEnvironment, at: { head: HeadRoute, be
   const parts = REQUEST_PARTS.filter((part) => headPart(head, part, body) !== undefined)
   const formAt = formsOf(env, (part) => headPart(head, part, body) as TSchema)
   if (parts.length === 0 || (plan.requestSteps.length === 0 && parts.every((part) => formAt(part, behaviour.level) === formAt(part, 0)))) return
-  const examples = new Map(parts.map((part) => [part, sendable(part, generateExamples(formAt(part, behaviour.level), { ...env, literals: env.literalsOf(plan.requestSteps) }))] as const))
+  const examples = new Map(parts.map((part) => [part, sendable(part, examplesOf(env, formAt(part, behaviour.level), env.literalsOf(plan.requestSteps)))] as const))
   const count = Math.max(...[...examples.values()].map((list) => list.length))
   const tripKey = echoKey(env, head, behaviour, body)
   const trip = tripKey === undefined ? undefined : responseTarget(env, { head, behaviour, route }, tripKey)[0]
@@ -235,7 +237,7 @@ async function verifyResponseSchema (env: VerifyEnvironment, headSchema: TSchema
   const headForm = target.formAt('body', 0)
   if (target.steps.length === 0 && headForm === target.formAt('body', target.level)) return
   const [coverage, tripsBack] = (['response', 'request'] as const).map((direction) => new Coverage(env, { route: target.route, version: target.version, direction }))
-  for (const example of generateExamples(headForm, { ...env, literals: env.literalsOf(target.steps) })) {
+  for (const example of examplesOf(env, headForm, env.literalsOf(target.steps))) {
     if (!coverage.accepts(env.compile(headForm), example.value, target.part)) continue
     env.replayed++
     const expected = headSchema === undefined
