@@ -39,14 +39,22 @@ export interface LostItems {
   readonly fix: string
 }
 
-/** The indices of the items of the list at `list` that `followed` follows (by their `from`). */
-function followedItems (followed: readonly FollowedValue[], list: readonly PathKey[]): Set<number> {
-  const indices = new Set<number>()
+/**
+ * The indices of the items each list holds that `followed` follows (by their `from`), by the list's path (as JSON):
+ * built once per round trip, as a body of thousands of values holds hundreds of lists.
+ */
+function followedItems (followed: readonly FollowedValue[]): (list: readonly PathKey[]) => ReadonlySet<number> {
+  const byList = new Map<string, Set<number>>()
   for (const { from } of followed) {
-    const index = from[list.length]
-    if (from.length === list.length + 1 && typeof index === 'number' && list.every((key, at) => from[at] === key)) indices.add(index)
+    const index = from[from.length - 1]
+    if (typeof index !== 'number') continue
+    const list = JSON.stringify(from.slice(0, -1))
+    let indices = byList.get(list)
+    if (indices === undefined) byList.set(list, indices = new Set())
+    indices.add(index)
   }
-  return indices
+  const none: ReadonlySet<number> = new Set()
+  return (list) => byList.get(JSON.stringify(list)) ?? none
 }
 
 /** True for a value that is no object nor list. */
@@ -80,6 +88,7 @@ function missing (items: readonly unknown[], back: readonly unknown[], unique: b
  */
 export function lostItems (trip: TripLists): LostItems | undefined {
   const downOf = new Map(trip.down.map((value) => [JSON.stringify(value.from), value]))
+  const [upItems, downItems] = [followedItems(trip.up), followedItems(trip.down)]
   for (const at of trip.up) {
     const list = valueAt(trip.sent, at.from)
     const there = trip.echoed.has(JSON.stringify(at.to)) ? downOf.get(JSON.stringify(at.to)) : undefined
@@ -87,9 +96,9 @@ export function lostItems (trip: TripLists): LostItems | undefined {
     const head = valueAt(trip.head, at.to)
     if (!at.sameType || there?.sameType !== true || !Array.isArray(list) || !Array.isArray(back) || !Array.isArray(head)) continue
     const unique = trip.unique(at.to)
-    const items = [...followedItems(trip.up, at.from)].map((index) => list[index])
+    const items = [...upItems(at.from)].map((index) => list[index])
     // Items HEAD holds that the version cannot show (an enum member it lacks) need not come back.
-    const hidden = head.length - followedItems(trip.down, at.to).size
+    const hidden = head.length - downItems(at.to).size
     const expected = (unique ? missing(items, [], true).length : items.length) - hidden
     const lost = missing(items.filter(plain), back.filter(plain), unique)
     if (lost.length === 0 && back.length >= expected) continue
@@ -129,9 +138,16 @@ export function inSentOrder (compared: readonly FollowedValue[], sent: unknown, 
     const [items, back] = [valueAt(sent, list.from), valueAt(holder.value, list.to)]
     if (!Array.isArray(items) || !Array.isArray(back)) continue
     const inside = compared.filter((at) => startsWith(at.from, list.from) && startsWith(at.to, list.to) && at.from[list.from.length] === at.to[list.to.length])
+    const byItem = new Map<PathKey, FollowedValue[]>()
+    for (const at of inside) {
+      const item = at.from[list.from.length]
+      const values = byItem.get(item)
+      if (values === undefined) byItem.set(item, [at])
+      else values.push(at)
+    }
     const free = back.map((_, index) => index)
     const matched = items.map((_, index) => {
-      const values = inside.filter((at) => at.from[list.from.length] === index)
+      const values = byItem.get(index) ?? []
       const found = free.find((other) => changedValue(values.map((at) => ({ ...at, from: at.from.slice(list.from.length), to: [other, ...at.to.slice(list.to.length + 1)] })), items, back) === undefined)
       if (found !== undefined) free.splice(free.indexOf(found), 1)
       return found
