@@ -103,8 +103,8 @@ export function boundaryNumber (node: JsonSchema, integer: boolean, boundary: Bo
 }
 
 /**
- * A neighbour of a boundary number, for its twin example: one less (0.01 less for a number), or more where that
- * leaves the schema's range (by `multipleOf` where it sets one); the number itself when it has no neighbour.
+ * A neighbour of a boundary number, for its twin example: one less (0.01 less for a number; for zero, `1`), or
+ * the other side where that leaves the schema's range (by `multipleOf` where it sets one); the number itself when it has no neighbour.
  * @example
  * ```ts
  * twinNumber({ type: 'number' }, false, 19.99)               // 19.98
@@ -115,10 +115,10 @@ export function twinNumber (node: JsonSchema, integer: boolean, value: number): 
   const { low, high, step } = numberRange(node, integer)
   const by = step > 0 ? step : 0.01
   const fit = (candidate: number): number => integer ? Math.round(candidate) : Math.round(candidate * 1e6) / 1e6
-  const below = fit(value - by)
-  if (below >= low && below <= high) return below
-  const above = fit(value + by)
-  return above >= low && above <= high ? above : value
+  // Zero's is one (the first step from 1 up), where the range allows it: `qty || 1` makes the two one.
+  const [first, second] = value === 0 ? [fit(Math.ceil(1 / by) * by), fit(-by)] : [fit(value - by), fit(value + by)]
+  if (first >= low && first <= high) return first
+  return second >= low && second <= high ? second : value
 }
 
 /**

@@ -17,6 +17,7 @@ import type { JsonSchema } from '../values/examples'
 import { fittingMembers } from '../values/union-matchers'
 import { lowerCaseHeaders } from '../routes/prepared-schemas'
 import { fieldsThereOnly, formatsOf, placeThere, propertySchema, typesBesideNull } from './places-there'
+import { keptField, type Kept } from './renamed-values'
 
 /** A sentinel that must arrive, and where it was in the example. */
 export interface RequiredValue {
@@ -67,8 +68,7 @@ export function jsonTypeOf (schema: unknown, resolveRef: RefResolver): string {
  */
 export function readingNode (node: JsonSchema, value: unknown, resolveRef: RefResolver): JsonSchema {
   const members = (node.anyOf ?? node.oneOf) as unknown[] | undefined
-  if (!Array.isArray(members) || members.length === 0 || 'properties' in node) return node
-  return asNode(memberFor(members, value, resolveRef), resolveRef) ?? node
+  return !Array.isArray(members) || members.length === 0 || 'properties' in node ? node : asNode(memberFor(members, value, resolveRef), resolveRef) ?? node
 }
 
 function memberFor (members: readonly unknown[], value: unknown, resolveRef: RefResolver): unknown {
@@ -186,6 +186,8 @@ export interface FollowedValue {
   readonly nullOnly?: boolean
   /** The fields the other level declares there, where the value (an object) holds none of them: it must be reshaped. */
   readonly fieldsThere?: readonly string[]
+  /** For a field renamed between the levels (its key there another), of a type no instruction changes: how its value must arrive (./renamed-values.ts). */
+  readonly kept?: Kept
   /** For a field of a seed: the seed's HEAD schema and the field's identity (kept through renames). */
   readonly field?: { readonly head: TSchema, readonly id: number }
 }
@@ -263,16 +265,14 @@ export function followedValues (lineage: Lineage, headSchema: unknown, example: 
       // A member of an enum the other level lacks has nowhere to go as it is (a converter maps it, or leaves it out), nor an item past its maxItems.
       if (held !== null && typeof held !== 'object' && lacksMember(lineage, sub, held)) return
       if (typeof key === 'number' && (holdsLackedMember(lineage, sub, held) || key >= Number(asNode(thereSchema, resolveRef)?.maxItems ?? Infinity))) return
-      const child = { from: [...at.from, key], to: [...at.to, there], sameType, field, ...(nullOnly === true ? { nullOnly } : {}), ...fieldsThereOnly(place, held, (schema) => asNode(schema, resolveRef)) }
+      const child = { from: [...at.from, key], to: [...at.to, there], sameType, field, ...(nullOnly === true ? { nullOnly } : {}), ...(key !== there && place === undefined ? keptField(sub, (schema) => asNode(schema, resolveRef)) : {}), ...fieldsThereOnly(place, held, (schema) => asNode(schema, resolveRef)) }
       found.push(child)
       if (sameType) stack.push({ schema: sub, value: (value as Record<PathKey, unknown>)[key], at: child, there: place })
     }
     const seed = Array.isArray(value) ? undefined : generation.seedOf(node as TSchema)
     const lower = lineage.lowerCase === true && at.from.length === 0
     if (seed === undefined || lineage.from === lineage.to) {
-      for (const [key, sub] of declaredChildren(lower ? lowerCaseHeaders(node as TSchema) as JsonSchema : node, value)) {
-        follow(sub, key, key, true, { place: thereSchema === undefined || lineage.from === lineage.to ? undefined : placeThere(thereSchema, key, (schema) => asNode(schema, resolveRef)) })
-      }
+      for (const [key, sub] of declaredChildren(lower ? lowerCaseHeaders(node as TSchema) as JsonSchema : node, value)) follow(sub, key, key, true, { place: thereSchema === undefined || lineage.from === lineage.to ? undefined : placeThere(thereSchema, key, (schema) => asNode(schema, resolveRef)) })
       continue
     }
     for (const { key, type, there, thereType, sameType, nullOnly, id } of pairingsOf(lineage, seed.head)) {

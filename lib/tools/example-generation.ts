@@ -230,7 +230,11 @@ function arbitraryOf (builder: Builder, schema: unknown, depth: number): Arbitra
       : { [kLeaf]: node, boundary: builder.boundary?.at })
     case 'integer': return numberArbitrary(builder, node, true)
     case 'number': return numberArbitrary(builder, node, false)
-    case 'boolean': return builder.boundary === undefined ? fc.boolean() : fc.constant(builder.boundary.at !== 'empty' && builder.boundary.at !== 'null' && builder.boundary.at !== 'negative')
+    case 'boolean': {
+      // At a boundary, with the other flag for its twin (a renamed flag written as a constant makes the two one).
+      const flag = builder.boundary !== undefined && builder.boundary.at !== 'empty' && builder.boundary.at !== 'null' && builder.boundary.at !== 'negative'
+      return builder.boundary === undefined ? fc.boolean() : fc.constant({ [kNumber]: true, value: flag, twin: !flag })
+    }
     case 'null': return fc.constant(null)
     case 'array': return arrayArbitrary(builder, node, depth)
     case 'object': return objectArbitrary(builder, node, depth)

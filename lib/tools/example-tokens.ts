@@ -27,8 +27,8 @@ export const kChoice = Symbol('fastify-versioner.choice')
 export const kRepeat = Symbol('fastify-versioner.repeat')
 /** A free string of the example, replaced by a sentinel once the example is sampled (at a boundary, for a boundary example). */
 export interface Leaf { readonly [kLeaf]: JsonSchema, readonly boundary?: Boundary }
-/** A number of a boundary example, with the neighbour its twin holds instead. */
-export interface BoundaryNumber { readonly [kNumber]: true, readonly value: number, readonly twin: number }
+/** A number (or flag) of a boundary example, with the neighbour (the other flag) its twin holds instead. */
+export interface BoundaryNumber { readonly [kNumber]: true, readonly value: number | boolean, readonly twin: number | boolean }
 /** An enum or `const` value chosen by fast-check, kept as a token so that `verify` knows which members it covered. */
 export interface Choice { readonly [kChoice]: JsonSchema, readonly value: unknown }
 /** The items of a list of the `items` boundary whose last item, once plain (a string, number or flag), is sent twice. */

@@ -9,6 +9,7 @@
  */
 import { valueAt, type FollowedValue, type PathKey } from './data-flow'
 import { shownValue } from './document-places'
+import { keptChange, type Kept } from './renamed-values'
 
 /**
  * A value as a finding shows it: as `check` shows values (a string quoted, long values cut at 60 characters, made
@@ -60,6 +61,10 @@ function nothingToShow (value: unknown): boolean {
   return value === null || value === '' || (typeof value === 'object' && Object.keys(value).length === 0)
 }
 
+/** What to do about a renamed field's value that arrives changed. */
+const RENAMED_FIX = 'Make the converters carry the whole value to its new name: a rename may convert it (another unit), ' +
+  'not lose part of it (a list\'s items, its case, its digits).'
+
 /**
  * The values of `example` (followed to `data`, the other side of a migration) that are lost for certain: their
  * counterpart absent, or `null` where they were not (not their children). List items are not checked by place
@@ -87,6 +92,24 @@ export function droppedValues (followed: readonly FollowedValue[], example: unkn
     else if (arrived === null && value !== null && at.nullOnly !== true) dropped.push({ at, value, became: 'arrives as null' })
   }
   return dropped
+}
+
+/**
+ * The values of `example` at fields renamed between its level and `data`'s (followed to `data`) that arrive there
+ * with part of them lost: a list short of items, a string in another case or with other digits (./renamed-values.ts).
+ * @example
+ * ```ts
+ * changedRenamed([{ from: ['labels'], to: ['tags'], sameType: true, kept: 'items' }], { labels: [0, 2] }, { tags: [2] }) // [{ …, became: 'arrives as [2], without 0 (1 of its 2 items)' }]
+ * ```
+ */
+export function changedRenamed (followed: readonly FollowedValue[], example: unknown, data: unknown): Difference[] {
+  const changed: Difference[] = []
+  for (const at of followed) {
+    const value = at.kept === undefined || typeof at.from[at.from.length - 1] === 'number' ? undefined : valueAt(example, at.from)
+    const became = value === undefined ? undefined : keptChange(at.kept as Kept, value, valueAt(data, at.to), shown)
+    if (became !== undefined) changed.push({ at, value, became, fix: RENAMED_FIX })
+  }
+  return changed
 }
 
 /**

@@ -20,7 +20,7 @@ import { pointerOfPath, valueAt, type RefResolver } from './data-flow'
 import { artefactBeside, arrives, deliveredStrings, madeUpArtefacts, spoiltStrings } from './sentinel-arrival'
 import type { Check } from '../core/strict-validator'
 import { invalidData } from './invalid-data'
-import { droppedValues, shown } from './value-comparison'
+import { changedRenamed, droppedValues, shown } from './value-comparison'
 import { unequalItems, type Expected } from './list-items'
 import { replayInfos } from './replay-infos'
 
@@ -175,9 +175,7 @@ class LevelChecks {
     return firstMissing.get(missing[0])
   }
 
-  private lostAt (level: Reached): Array<[string, ReplayIssue]> {
-    return level.lost ?? this.lost(level)
-  }
+  private lostAt (level: Reached): Array<[string, ReplayIssue]> { return level.lost ?? this.lost(level) }
 
   /** The values a level's data loses, each with its key and its issue there. */
   private lost (level: Reached): Array<[string, ReplayIssue]> {
@@ -187,15 +185,17 @@ class LevelChecks {
       missing.push([`${where.part}\n${place}`, { kind: 'lost', ...issue, ...where }])
     }
     const followed = expected.followedTo(where.reached)
-    for (const { at, value, became, fix } of droppedValues(followed, expected.example, data)) {
-      note(`${at.from.join('/')}\n${became}`, { pointer: pointerOfPath(at.from), message: `${shown(value)} ${became}`, value, ...(fix === undefined ? {} : { fix }) })
-    }
+    const values = (found: ReturnType<typeof droppedValues>): void => found.forEach(({ at, value, became, fix }) =>
+      note(`${at.from.join('/')}\n${became}`, { pointer: pointerOfPath(at.from), message: `${shown(value)} ${became}`, value, ...(fix === undefined ? {} : { fix }) }))
+    values(droppedValues(followed, expected.example, data))
     for (const { path, text } of madeUpArtefacts(schema, data, expected.example, this.context.resolveRef)) {
       note(`artefact\n${pointerOfPath(path)}`, { pointer: pointerOfPath(path), message: `${shown(text)} is what JavaScript writes for a value that is none (String(null), \`\${undefined}\`)`, value: text, fix: `Make ${where.converters.length === 0 ? 'the converters' : where.converters.join(', ')} leave the field out, or give null where the schema takes it, for a value that is null or absent.` })
     }
     const alike = expected.alike?.strings ?? []
     const unfollowed = expected.unfollowed ?? []
-    if (expected.sentinels.length === 0 && alike.length === 0 && unfollowed.length === 0) return missing
+    // A renamed value that arrives changed comes last: a value lost or a string cut says more.
+    const renamed = (): Array<[string, ReplayIssue]> => { values(changedRenamed(followed, expected.example, data)); return missing }
+    if (expected.sentinels.length === 0 && alike.length === 0 && unfollowed.length === 0) return renamed()
     const delivered = level.strings.delivered ??= deliveredStrings(schema, data, this.context.resolveRef)
     if (alike.length > 0) {
       // Between the levels, where one item arrives and another not; at the end, only where the other side could hold them all.
@@ -223,7 +223,7 @@ class LevelChecks {
       const arrived = place === undefined ? undefined : valueAt(data, place.to)
       note(sentinel, { pointer, message: `${shown(sentinel)} ${arrived === undefined ? 'is found nowhere' : `arrives as ${shown(arrived)}`}`, value: sentinel })
     }
-    return missing
+    return renamed()
   }
 }
 

@@ -1,8 +1,9 @@
 /**
  * `verify`'s twins: a boundary example holding numbers is replayed a second time with each of them moved to a
- * neighbour (19.98 for 19.99, 100 for 101). A number followed to the other side whose two values arrive as one was
- * lost, whatever the conversion (a converter flooring cents, rounding to whole units): two amounts a client told
- * apart are one for the other side. A response may lose what its version's field cannot hold (a decimal for an
+ * neighbour (19.98 for 19.99, 100 for 101, 1 for 0) and each flag flipped. A number followed to the other side whose
+ * two values arrive as one was lost, whatever the conversion (a converter flooring cents, rounding to whole units,
+ * `qty || 1`): two amounts a client told apart are one for the other side; so was a renamed field's flag (one
+ * written as a constant), an inverted one being no finding (./renamed-values.ts). A response may lose what its version's field cannot hold (a decimal for an
  * integer field: rounding is how it is shown), so a response's number is checked only where the field can hold
  * the difference. Numbers converted between units stay apart, and are no finding.
  * @module
@@ -56,13 +57,14 @@ export async function twinIssues (context: ReplayContext & { replayed: number },
       if (!place.sameType || !numbers.has(JSON.stringify(place.from))) continue
       const arrived = valueAt(body, place.to)
       const other = valueAt(twinTrail.get(level)?.body, place.to)
-      if (typeof arrived !== 'number' || arrived !== other) continue
+      // A flag's, only at a renamed field: a flag a field keeps may be written as the version shows it (a business rule).
+      if ((typeof arrived !== 'number' && (typeof arrived !== 'boolean' || place.kept !== 'twin')) || arrived !== other) continue
       if (holdsIntegers(replay, context.resolveRef, { level, body, place })) continue
       const value = valueAt(expected.example, place.from)
       const ran = [...trail.get(level)?.converters ?? []]
       const step = replay.status === undefined ? level : level - 1
       const fix = `${ran.length === 0 ? 'The converters of that version change make' : `${ran.join(', ')} make${ran.length === 1 ? 's' : ''}`} two values one: ` +
-        'convert them so that what a client tells apart stays apart (round, rather than floor or cut).'
+        (typeof arrived === 'boolean' ? 'carry the flag as it was set (or inverted), not a constant.' : 'convert them so that what a client tells apart stays apart (round, rather than floor or cut; keep a 0 a 0, rather than || a default).')
       issues.push({ kind: 'lost', part: 'body', pointer: pointerOfPath(place.from), message: `${shown(value)} and ${shown(valueAt(sent, place.from))} both arrive as ${shown(arrived)}`, value, fix, converters: ran, step, reached: level })
     }
     if (issues.length > 0) return issues
