@@ -50,6 +50,20 @@ function parentThere (data: unknown, path: readonly PathKey[]): boolean {
   return typeof parent === 'object' && parent !== null
 }
 
+/**
+ * True when each list on the way to the value has as many items on both sides: where a converter filtered one (a
+ * union member the version lacks left out), the item at an index is another item, and its values are not compared
+ * by place (the strings of the item are still followed wherever they arrive).
+ */
+function listsAlike (example: unknown, data: unknown, at: FollowedValue): boolean {
+  const indices = (path: readonly PathKey[]): number[] => path.flatMap((key, place) => typeof key === 'number' ? [place] : [])
+  const [from, to] = [indices(at.from), indices(at.to)]
+  return from.length === to.length && from.every((place, index) => {
+    const [sent, arrived] = [valueAt(example, at.from.slice(0, place)), valueAt(data, at.to.slice(0, to[index]))]
+    return !Array.isArray(sent) || !Array.isArray(arrived) || sent.length === arrived.length
+  })
+}
+
 /** True when `arrived` keeps some of the keys of `value` (an object) and none of the fields the other side declares there. */
 function inItsOwnShape (value: unknown, arrived: unknown, fieldsThere: readonly string[]): boolean {
   if (typeof value !== 'object' || value === null || typeof arrived !== 'object' || arrived === null) return false
@@ -79,7 +93,7 @@ const RENAMED_FIX = 'Make the converters carry the whole value to its new name: 
 export function droppedValues (followed: readonly FollowedValue[], example: unknown, data: unknown): Difference[] {
   const dropped: Difference[] = []
   for (const at of followed) {
-    if (typeof at.from[at.from.length - 1] === 'number' || !parentThere(data, at.to)) continue
+    if (typeof at.from[at.from.length - 1] === 'number' || !parentThere(data, at.to) || !listsAlike(example, data, at)) continue
     const value = valueAt(example, at.from)
     if (value === undefined || (!at.sameType && nothingToShow(value)) || (value === null && at.nullOnly === true)) continue
     const arrived = valueAt(data, at.to)
