@@ -72,7 +72,12 @@ export async function previewsAsked (request: FastifyRequest, reply: FastifyRepl
   return privateForPreviewChannel(request, reply) ? await allowedPreviews(request, options) : []
 }
 
-type Render = (list: VersionEntry[], current: VersionEntry) => string
+type Render = (context: PageContext, list: VersionEntry[], current: VersionEntry) => string
+
+/** The context of a page asked with `?channel=preview` (its links keep it), else `context` itself. */
+function askedContext (context: PageContext, previewChannel: boolean): PageContext {
+  return previewChannel ? { ...context, channel: 'preview' } : context
+}
 
 /** The URL of the upgrade guide under the docs page's. */
 function upgradePath (docsUrl: string): string {
@@ -123,7 +128,8 @@ export function registerPages (
     const rendered = new Map<string, SentText>()
     let renderedFor: readonly string[] | undefined
     fastify.get(url, { ...docs.uiHooks, schemaErrorFormatter, schema: { hide: true, querystring: VersionQuery } }, async (request, reply) => {
-      const previews = await previewsAsked(request, reply, options)
+      const previewChannel = privateForPreviewChannel(request, reply)
+      const previews = previewChannel ? await allowedPreviews(request, options) : []
       const released = releasedNow(options).values
       if (released !== renderedFor) {
         rendered.clear()
@@ -131,15 +137,17 @@ export function registerPages (
       }
       const requested = (request.query as { version?: string }).version ?? ''
       const key = requested === '' ? '' : documentKey(requested, options, previews)
-      const cacheKey = previews.length === 0 ? key : `${key}\n${previews.join('\n')}`
+      // A page asked with ?channel=preview links with it, whatever previews it lists.
+      const cacheKey = previewChannel ? [key, 'channel=preview', ...previews].join('\n') : key
       const known = rendered.get(cacheKey)
       if (known !== undefined) return sendText(request, reply, known, HTML)
       const list = entries(previews, released)
+      const asked = askedContext(pageContext, previewChannel)
       const current = list.find((entry) => entry.key === key)
       if (key !== '' && current === undefined) {
-        return revalidated(reply).code(404).type(HTML).header('x-content-type-options', 'nosniff').send(notFoundPage(pageContext, key, list, whyRefused(key, options)))
+        return revalidated(reply).code(404).type(HTML).header('x-content-type-options', 'nosniff').send(notFoundPage(asked, key, list, whyRefused(key, options)))
       }
-      const page = sentText(current === undefined ? versionListPage(pageContext, list) : render(list, current))
+      const page = sentText(current === undefined ? versionListPage(asked, list) : render(asked, list, current))
       rendered.set(cacheKey, page)
       return sendText(request, reply, page, HTML)
     })
@@ -147,12 +155,12 @@ export function registerPages (
 
   const swaggerUi = docs.swaggerUi
   if (docs.docsUrl !== null && swaggerUi !== null) {
-    route(docs.docsUrl, context, (list, current) => swaggerPage(context, swaggerUi, list, current))
+    route(docs.docsUrl, context, (asked, list, current) => swaggerPage(asked, swaggerUi, list, current))
     registerUpgradeGuide(fastify, { url: upgradePath(docs.docsUrl), link: link(upgradePath(docs.docsUrl)), context }, options, guides, docs.uiHooks)
   }
   if (docs.redocUrl !== null) {
     const redocContext = { ...context, faviconUrl: docs.redocFaviconUrl }
-    route(docs.redocUrl, redocContext, (list, current) => redocPage(redocContext, docs.redocJsUrl, list, current))
+    route(docs.redocUrl, redocContext, (asked, list, current) => redocPage(asked, docs.redocJsUrl, list, current))
   }
 }
 
