@@ -173,31 +173,41 @@ const UpgradeQuery = Type.Object({
   format: Type.Optional(Type.String({ description: '`json` for the data.' }))
 })
 
-/** What the upgrade guide's query accepts, while `released` are served. */
-function rangeAccepted (released: readonly string[]): string {
-  return `Ask for ?from=<version>&to=<newer version> (add &format=json for the data), with two of the versions ${released.join(', ')} (newest first).`
+/** What the upgrade guide's query accepts, while `offered` (newest first) are offered to the request. */
+function rangeAccepted (offered: readonly string[]): string {
+  return `Ask for ?from=<version>&to=<newer version> (add &format=json for the data), with two of the versions ${offered.join(', ')} (newest first).`
 }
 
-/** The two versions of a request, or the 400 saying what is accepted. */
-function range (query: { from?: string, to?: string, format?: string }, options: DocsVersionOptions, released: readonly string[]): { from: string, to: string } {
-  if (query.format !== undefined && query.format !== 'json') throw new InvalidUpgradeRangeError(`Unknown format '${query.format}': the only format is json. ${rangeAccepted(released)}`)
+/**
+ * The versions a guide request may name, newest first: those served now, and the previews it was allowed with
+ * `?channel=preview` ([decision 0276](../../docs/decisions/0276-upgrade-guides-lead-to-allowed-previews.md)).
+ */
+function offeredVersions (options: DocsVersionOptions, released: readonly string[], previews: readonly string[]): readonly string[] {
+  return previews.length === 0 ? released : options.versions.versions.map((version) => version.value).filter((value) => released.includes(value) || previews.includes(value))
+}
+
+/** The two versions of a request (of `offered`, newest first), or the 400 saying what is accepted. */
+function range (query: { from?: string, to?: string, format?: string }, options: DocsVersionOptions, offered: readonly string[]): { from: string, to: string } {
+  if (query.format !== undefined && query.format !== 'json') throw new InvalidUpgradeRangeError(`Unknown format '${query.format}': the only format is json. ${rangeAccepted(offered)}`)
   const pick = (name: 'from' | 'to'): string => {
     const value = query[name]
     const picked = resolveVersion(value, options)
+    // A preview offered is named only by its whole value, as everywhere.
+    if (!picked.ok && value !== undefined && offered.includes(value)) return value
     if (!picked.ok) {
       const why = value === undefined || value === '' ? undefined : whyRefused(value, options)
       throw new InvalidUpgradeRangeError(value === undefined || value === ''
-        ? `Missing '${name}'. ${rangeAccepted(released)}`
-        : `'${name}' ${JSON.stringify(value)} is not a version this API serves${why === undefined ? '.' : `: ${why}`} ${rangeAccepted(released)}`)
+        ? `Missing '${name}'. ${rangeAccepted(offered)}`
+        : `'${name}' ${JSON.stringify(value)} is not a version this API serves${why === undefined ? '.' : `: ${why}`} ${rangeAccepted(offered)}`)
     }
     return picked.version
   }
   const from = pick('from')
   const to = pick('to')
-  if (released.indexOf(from) <= released.indexOf(to)) {
+  if (offered.indexOf(from) <= offered.indexOf(to)) {
     // A value served as another version (a plain date, one before a release to come) says which.
     const shown = (name: 'from' | 'to', version: string): string => query[name] === version ? `'${name}' (${version})` : `'${name}' (${JSON.stringify(query[name])}, served as ${version})`
-    throw new InvalidUpgradeRangeError(`${shown('from', from)} must be older than ${shown('to', to)}. ${rangeAccepted(released)}`)
+    throw new InvalidUpgradeRangeError(`${shown('from', from)} must be older than ${shown('to', to)}. ${rangeAccepted(offered)}`)
   }
   return { from, to }
 }
@@ -219,20 +229,23 @@ function registerUpgradeGuide (
   let builtFor: readonly string[] | undefined
   const schemaErrorFormatter = queryErrors(fastify, () => rangeAccepted(releasedNow(options).values))
   fastify.get(at.url, { ...hooks, schemaErrorFormatter, schema: { hide: true, querystring: UpgradeQuery } }, async (request: FastifyRequest, reply: FastifyReply) => {
-    privateForPreviewChannel(request, reply)
+    const previewChannel = privateForPreviewChannel(request, reply)
+    const previews = previewChannel ? await allowedPreviews(request, options) : []
     const query = request.query as { from?: string, to?: string, format?: string }
     const released = releasedNow(options).values
     if (released !== builtFor) {
       built.clear()
       builtFor = released
     }
-    const { from, to } = range(query, options, released)
-    const key = `${from}\n${to}`
+    const offered = offeredVersions(options, released, previews)
+    const { from, to } = range(query, options, offered)
+    // The page lists the versions offered and links with the channel it was asked with.
+    const key = [from, to, ...(previewChannel ? ['channel=preview', ...previews] : [])].join('\n')
     let known = built.get(key)
     built.delete(key)
     if (known === undefined) {
       known = guides.guide(from, to).then((guide) => ({
-        json: sentText(JSON.stringify(guide)), page: sentText(upgradePage(at.context, guide, released, at.link))
+        json: sentText(JSON.stringify(guide)), page: sentText(upgradePage(askedContext(at.context, previewChannel), guide, offered, at.link))
       }))
       if (built.size >= KEPT_GUIDES) built.delete(built.keys().next().value as string)
     }

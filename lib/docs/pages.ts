@@ -203,11 +203,11 @@ function changeSection (change: UpgradeChange): string {
 /** The HTML of a guide: a form to pick two versions, then every change, newest last. */
 export function upgradePage (context: PageContext, guide: UpgradeGuide, values: readonly string[], base: string): string {
   const title = `${context.title}: upgrading from ${guide.from} to ${guide.to}`
-  const all = context.docsUrl === null ? '' : `<a href="${escapeHtml(context.docsUrl)}">All versions</a>`
+  const channel = context.channel === 'preview' ? '<input type="hidden" name="channel" value="preview">' : ''
   const form = `<form method="get" action="${escapeHtml(base)}" class="range">${versionSelect('from', values, guide.from)} ` +
-    `${versionSelect('to', values, guide.to)} <button type="submit">Show</button> ` +
-    `<a href="${escapeHtml(`${upgradeUrl(base, guide.from, guide.to)}&format=json`)}">JSON</a></form>`
+    `${versionSelect('to', values, guide.to)}${channel} <button type="submit">Show</button> ` +
+    `<a href="${escapeHtml(`${upgradeUrl(base, guide.from, guide.to)}&format=json${context.channel === 'preview' ? '&channel=preview' : ''}`)}">JSON</a></form>`
   const changes = guide.changes.length === 0 ? '<p>No change between these versions.</p>' : guide.changes.map(changeSection).join('\n')
-  return `${head(context, title)}<body><nav class="versions" aria-label="API versions">${all}</nav><main>` +
+  return `${head(context, title)}<body><nav class="versions" aria-label="API versions">${allVersions(context)}</nav><main>` +
     `<h1>${escapeHtml(title)}</h1>${form}<p>${guide.changes.length} change(s), oldest first.</p>\n${changes}</main></body></html>\n`
 }

@@ -205,6 +205,34 @@ test('regression: pages asked with ?channel=preview keep it in every link, so go
   }
   t.notMatch((await api.inject({ url: `/docs?version=${RELEASES[0]}`, headers: beta })).body, 'channel=preview', 'a page asked without the channel links without it')
 })
+
+test('regression: the upgrade guide leads to a preview for a request asked with ?channel=preview that access allows', async (t) => {
+  const api = await app(t, 'preview')
+  const without = await app(t, 'absent')
+  const beta = { 'x-beta': 'yes' }
+  const guide = await api.inject({ url: `/docs/upgrade?from=${RELEASES[1]}&to=${PREVIEW}&channel=preview&format=json`, headers: beta })
+  t.equal(guide.statusCode, 200, guide.body)
+  t.equal(guide.headers['cache-control'], 'private, no-cache')
+  t.same(guide.json().changes.map((change: { version: string, name: string }) => `${change.version} ${change.name}`),
+    [`${RELEASES[0]} NamesWereRequired`, `${PREVIEW} BetaFieldAndRoute`])
+  t.match(guide.json().changes[1].operations, [{ method: 'GET', path: '/beta', status: 'added' }])
+  const page = await api.inject({ url: `/docs/upgrade?from=${RELEASES[0]}&to=${PREVIEW}&channel=preview`, headers: beta })
+  t.equal(page.statusCode, 200)
+  t.match(page.body, `<option value="${PREVIEW}" selected>`, 'the form offers the preview')
+  t.match(page.body, '<input type="hidden" name="channel" value="preview">', 'the form keeps the channel')
+  t.match(page.body, '<a href="/docs?channel=preview">All versions</a>')
+  t.match(page.body, 'format=json&#38;channel=preview"', 'the JSON link keeps the channel')
+  const older = await api.inject({ url: `/docs/upgrade?from=${PREVIEW}&to=${RELEASES[0]}&channel=preview`, headers: beta })
+  t.equal(older.statusCode, 400)
+  t.match(older.json().message, `'from' (${PREVIEW}) must be older than 'to' (${RELEASES[0]}). Ask for ?from=<version>&to=<newer version> (add &format=json for the data), with two of the versions ${PREVIEW}, ${RELEASES.join(', ')} (newest first).`)
+  // Refused, or asked without the channel: the answer of an application without the preview.
+  for (const [url, headers] of [[`/docs/upgrade?from=${RELEASES[1]}&to=${PREVIEW}&channel=preview`, {}], [`/docs/upgrade?from=${RELEASES[1]}&to=${PREVIEW}`, beta],
+    [`/docs/upgrade?from=${RELEASES[1]}&to=${RELEASES[0]}&channel=preview`, {}]] as const) {
+    const [a, b] = [await api.inject({ url, headers }), await without.inject({ url, headers })]
+    t.equal(seen(a), seen(b), `${url} (${'x-beta' in headers ? 'allowed' : 'refused'}): as if there were no preview`)
+    if (!url.includes(PREVIEW)) t.notMatch(a.body, PREVIEW, `${url}: no word of the preview`)
+  }
+})
 test('export, check and types leave the preview out unless asked (--channel preview)', async (t) => {
   const api = await app(t, 'preview')
   const dir = await mkdtemp(join(tmpdir(), 'versioner-channels-'))
