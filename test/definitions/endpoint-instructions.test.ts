@@ -280,6 +280,17 @@ test('regression: an instruction naming a route an earlier instruction of its ch
     routes, { versioner: { partialApp: true } })
   await failsWith(t, partial, 'FST_VERSIONER_ROUTER_GENERATION', /names no route where it applies/, 'not skipped in a partial application: its route is registered')
 })
+
+test('regression: two routes landing on one path and method name both, and the version change that moved each there', async (t) => {
+  const app = await versionedApp(t, threeVersions(changeClass('MoveAToB', [endpoint('/a', ['GET']).had({ path: '/b' })])), async (api) => {
+    api.get('/a', async () => ({ a: 1 }))
+    api.get('/b', async () => ({ b: 1 }))
+  })
+  const error = await rejection(async () => await app.ready())
+  t.match(error?.message, /^Two routes answer \[GET\] \/b in version\(s\) 2001-01-01, 2000-01-01: /)
+  t.match(error?.message, 'GET /a (at GET /b from 2001-01-01 on, by "MoveAToB")', 'names the moved route and the change that moved it')
+  t.match(error?.message, 'GET /b (at its HEAD path and methods)', 'names the other route')
+})
 test('deleting a deleted route, restoring an existing one, ambiguous restores, no-op attributes and unrestored routes fail at start-up', async (t) => {
   const deletedTwice = await versionedApp(t, threeVersions(
     changeClass('AddWidgets', [endpoint('/widgets', ['GET']).didntExist]),
