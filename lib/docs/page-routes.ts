@@ -72,7 +72,12 @@ export async function previewsAsked (request: FastifyRequest, reply: FastifyRepl
   return privateForPreviewChannel(request, reply) ? await allowedPreviews(request, options) : []
 }
 
-type Render = (list: VersionEntry[], current: VersionEntry) => string
+type Render = (context: PageContext, list: VersionEntry[], current: VersionEntry) => string
+
+/** The context of a page asked with `?channel=preview` (its links keep it), else `context` itself. */
+function askedContext (context: PageContext, previewChannel: boolean): PageContext {
+  return previewChannel ? { ...context, channel: 'preview' } : context
+}
 
 /** The URL of the upgrade guide under the docs page's. */
 function upgradePath (docsUrl: string): string {
@@ -123,7 +128,8 @@ export function registerPages (
     const rendered = new Map<string, SentText>()
     let renderedFor: readonly string[] | undefined
     fastify.get(url, { ...docs.uiHooks, schemaErrorFormatter, schema: { hide: true, querystring: VersionQuery } }, async (request, reply) => {
-      const previews = await previewsAsked(request, reply, options)
+      const previewChannel = privateForPreviewChannel(request, reply)
+      const previews = previewChannel ? await allowedPreviews(request, options) : []
       const released = releasedNow(options).values
       if (released !== renderedFor) {
         rendered.clear()
@@ -131,15 +137,17 @@ export function registerPages (
       }
       const requested = (request.query as { version?: string }).version ?? ''
       const key = requested === '' ? '' : documentKey(requested, options, previews)
-      const cacheKey = previews.length === 0 ? key : `${key}\n${previews.join('\n')}`
+      // A page asked with ?channel=preview links with it, whatever previews it lists.
+      const cacheKey = previewChannel ? [key, 'channel=preview', ...previews].join('\n') : key
       const known = rendered.get(cacheKey)
       if (known !== undefined) return sendText(request, reply, known, HTML)
       const list = entries(previews, released)
+      const asked = askedContext(pageContext, previewChannel)
       const current = list.find((entry) => entry.key === key)
       if (key !== '' && current === undefined) {
-        return revalidated(reply).code(404).type(HTML).header('x-content-type-options', 'nosniff').send(notFoundPage(pageContext, key, list, whyRefused(key, options)))
+        return revalidated(reply).code(404).type(HTML).header('x-content-type-options', 'nosniff').send(notFoundPage(asked, key, list, whyRefused(key, options)))
       }
-      const page = sentText(current === undefined ? versionListPage(pageContext, list) : render(list, current))
+      const page = sentText(current === undefined ? versionListPage(asked, list) : render(asked, list, current))
       rendered.set(cacheKey, page)
       return sendText(request, reply, page, HTML)
     })
@@ -147,12 +155,12 @@ export function registerPages (
 
   const swaggerUi = docs.swaggerUi
   if (docs.docsUrl !== null && swaggerUi !== null) {
-    route(docs.docsUrl, context, (list, current) => swaggerPage(context, swaggerUi, list, current))
+    route(docs.docsUrl, context, (asked, list, current) => swaggerPage(asked, swaggerUi, list, current))
     registerUpgradeGuide(fastify, { url: upgradePath(docs.docsUrl), link: link(upgradePath(docs.docsUrl)), context }, options, guides, docs.uiHooks)
   }
   if (docs.redocUrl !== null) {
     const redocContext = { ...context, faviconUrl: docs.redocFaviconUrl }
-    route(docs.redocUrl, redocContext, (list, current) => redocPage(redocContext, docs.redocJsUrl, list, current))
+    route(docs.redocUrl, redocContext, (asked, list, current) => redocPage(asked, docs.redocJsUrl, list, current))
   }
 }
 
@@ -165,31 +173,41 @@ const UpgradeQuery = Type.Object({
   format: Type.Optional(Type.String({ description: '`json` for the data.' }))
 })
 
-/** What the upgrade guide's query accepts, while `released` are served. */
-function rangeAccepted (released: readonly string[]): string {
-  return `Ask for ?from=<version>&to=<newer version> (add &format=json for the data), with two of the versions ${released.join(', ')} (newest first).`
+/** What the upgrade guide's query accepts, while `offered` (newest first) are offered to the request. */
+function rangeAccepted (offered: readonly string[]): string {
+  return `Ask for ?from=<version>&to=<newer version> (add &format=json for the data), with two of the versions ${offered.join(', ')} (newest first).`
 }
 
-/** The two versions of a request, or the 400 saying what is accepted. */
-function range (query: { from?: string, to?: string, format?: string }, options: DocsVersionOptions, released: readonly string[]): { from: string, to: string } {
-  if (query.format !== undefined && query.format !== 'json') throw new InvalidUpgradeRangeError(`Unknown format '${query.format}': the only format is json. ${rangeAccepted(released)}`)
+/**
+ * The versions a guide request may name, newest first: those served now, and the previews it was allowed with
+ * `?channel=preview` ([decision 0276](../../docs/decisions/0276-upgrade-guides-lead-to-allowed-previews.md)).
+ */
+function offeredVersions (options: DocsVersionOptions, released: readonly string[], previews: readonly string[]): readonly string[] {
+  return previews.length === 0 ? released : options.versions.versions.map((version) => version.value).filter((value) => released.includes(value) || previews.includes(value))
+}
+
+/** The two versions of a request (of `offered`, newest first), or the 400 saying what is accepted. */
+function range (query: { from?: string, to?: string, format?: string }, options: DocsVersionOptions, offered: readonly string[]): { from: string, to: string } {
+  if (query.format !== undefined && query.format !== 'json') throw new InvalidUpgradeRangeError(`Unknown format '${query.format}': the only format is json. ${rangeAccepted(offered)}`)
   const pick = (name: 'from' | 'to'): string => {
     const value = query[name]
     const picked = resolveVersion(value, options)
+    // A preview offered is named only by its whole value, as everywhere.
+    if (!picked.ok && value !== undefined && offered.includes(value)) return value
     if (!picked.ok) {
       const why = value === undefined || value === '' ? undefined : whyRefused(value, options)
       throw new InvalidUpgradeRangeError(value === undefined || value === ''
-        ? `Missing '${name}'. ${rangeAccepted(released)}`
-        : `'${name}' ${JSON.stringify(value)} is not a version this API serves${why === undefined ? '.' : `: ${why}`} ${rangeAccepted(released)}`)
+        ? `Missing '${name}'. ${rangeAccepted(offered)}`
+        : `'${name}' ${JSON.stringify(value)} is not a version this API serves${why === undefined ? '.' : `: ${why}`} ${rangeAccepted(offered)}`)
     }
     return picked.version
   }
   const from = pick('from')
   const to = pick('to')
-  if (released.indexOf(from) <= released.indexOf(to)) {
+  if (offered.indexOf(from) <= offered.indexOf(to)) {
     // A value served as another version (a plain date, one before a release to come) says which.
     const shown = (name: 'from' | 'to', version: string): string => query[name] === version ? `'${name}' (${version})` : `'${name}' (${JSON.stringify(query[name])}, served as ${version})`
-    throw new InvalidUpgradeRangeError(`${shown('from', from)} must be older than ${shown('to', to)}. ${rangeAccepted(released)}`)
+    throw new InvalidUpgradeRangeError(`${shown('from', from)} must be older than ${shown('to', to)}. ${rangeAccepted(offered)}`)
   }
   return { from, to }
 }
@@ -211,20 +229,23 @@ function registerUpgradeGuide (
   let builtFor: readonly string[] | undefined
   const schemaErrorFormatter = queryErrors(fastify, () => rangeAccepted(releasedNow(options).values))
   fastify.get(at.url, { ...hooks, schemaErrorFormatter, schema: { hide: true, querystring: UpgradeQuery } }, async (request: FastifyRequest, reply: FastifyReply) => {
-    privateForPreviewChannel(request, reply)
+    const previewChannel = privateForPreviewChannel(request, reply)
+    const previews = previewChannel ? await allowedPreviews(request, options) : []
     const query = request.query as { from?: string, to?: string, format?: string }
     const released = releasedNow(options).values
     if (released !== builtFor) {
       built.clear()
       builtFor = released
     }
-    const { from, to } = range(query, options, released)
-    const key = `${from}\n${to}`
+    const offered = offeredVersions(options, released, previews)
+    const { from, to } = range(query, options, offered)
+    // The page lists the versions offered and links with the channel it was asked with.
+    const key = [from, to, ...(previewChannel ? ['channel=preview', ...previews] : [])].join('\n')
     let known = built.get(key)
     built.delete(key)
     if (known === undefined) {
       known = guides.guide(from, to).then((guide) => ({
-        json: sentText(JSON.stringify(guide)), page: sentText(upgradePage(at.context, guide, released, at.link))
+        json: sentText(JSON.stringify(guide)), page: sentText(upgradePage(askedContext(at.context, previewChannel), guide, offered, at.link))
       }))
       if (built.size >= KEPT_GUIDES) built.delete(built.keys().next().value as string)
     }

@@ -47,11 +47,24 @@ export interface PageContext {
   readonly stylesheetUrl: string
   /** The upgrade guide (`<docsUrl>/upgrade`), or `null` without the docs page. */
   readonly upgradeUrl: string | null
+  /** `'preview'` when the page was asked with `?channel=preview`: every link it holds asks for it too. */
+  readonly channel?: 'preview'
 }
 
-/** The address of the upgrade guide between two versions. */
-export function upgradeUrl (base: string, from: string, to: string): string {
-  return `${base}?from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`
+/** The address of the upgrade guide between two versions (asking for `channel=preview` when `channel` says so). */
+export function upgradeUrl (base: string, from: string, to: string, channel?: 'preview'): string {
+  return `${base}?from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}${channel === 'preview' ? '&channel=preview' : ''}`
+}
+
+/** The page listing every version, keeping the channel the current page was asked with. */
+function listUrl (context: PageContext): string | null {
+  return context.docsUrl === null || context.channel !== 'preview' ? context.docsUrl : `${context.docsUrl}?channel=preview`
+}
+
+/** The "All versions" link (`''` without the docs page). */
+function allVersions (context: PageContext): string {
+  const url = listUrl(context)
+  return url === null ? '' : `<a href="${escapeHtml(url)}">All versions</a>`
 }
 
 /** The start of a page, up to `</head>`. No inline script or style: the pages work under a strict Content-Security-Policy. */
@@ -62,14 +75,15 @@ export function head (context: PageContext, title: string, extra = ''): string {
     `<link rel="stylesheet" href="${escapeHtml(context.stylesheetUrl)}">${extra}</head>`
 }
 
-function pageUrl (base: string, entry: VersionEntry): string {
-  return `${base}?version=${encodeURIComponent(entry.key)}${entry.preview === true ? '&channel=preview' : ''}`
+/** A version's page or document; a preview's asks for `channel=preview`, and every one does from a page asked with it. */
+function pageUrl (base: string, entry: VersionEntry, context: PageContext): string {
+  return `${base}?version=${encodeURIComponent(entry.key)}${entry.preview === true || context.channel === 'preview' ? '&channel=preview' : ''}`
 }
 
 /** The link from a version to its upgrade guide, after `before` (`''` when it has none). */
 function upgradeLink (context: PageContext, entry: VersionEntry, before: string, word: string): string {
   if (entry.upgradeTo === undefined || context.upgradeUrl === null) return ''
-  const href = escapeHtml(upgradeUrl(context.upgradeUrl, entry.key, entry.upgradeTo))
+  const href = escapeHtml(upgradeUrl(context.upgradeUrl, entry.key, entry.upgradeTo, context.channel))
   return `${before}<a class="upgrade" href="${href}">${word} guide to ${escapeHtml(entry.upgradeTo)}</a>`
 }
 
@@ -91,9 +105,9 @@ function brownoutSchedule (entry: VersionEntry): string {
 export function versionListPage (context: PageContext, entries: readonly VersionEntry[]): string {
   const rows = entries.map((entry) => {
     const links = [
-      context.docsUrl === null ? '' : `<a href="${escapeHtml(pageUrl(context.docsUrl, entry))}">Swagger UI</a>`,
-      context.redocUrl === null ? '' : `<a href="${escapeHtml(pageUrl(context.redocUrl, entry))}">ReDoc</a>`,
-      `<a href="${escapeHtml(pageUrl(context.openapiUrl, entry))}">OpenAPI JSON</a>`
+      context.docsUrl === null ? '' : `<a href="${escapeHtml(pageUrl(context.docsUrl, entry, context))}">Swagger UI</a>`,
+      context.redocUrl === null ? '' : `<a href="${escapeHtml(pageUrl(context.redocUrl, entry, context))}">ReDoc</a>`,
+      `<a href="${escapeHtml(pageUrl(context.openapiUrl, entry, context))}">OpenAPI JSON</a>`
     ].filter((link) => link !== '').join(' · ')
     const more = (entry.link === undefined ? '' : ` <a href="${escapeHtml(entry.link)}">migration guide</a>`) + upgradeLink(context, entry, ' ', 'upgrade')
     return `<tr><td><strong>${escapeHtml(entry.label)}</strong>${badges(entry)}${more}${brownoutSchedule(entry)}</td><td>${links}</td></tr>`
@@ -117,13 +131,13 @@ export function swaggerPage (context: PageContext, assets: SwaggerAssets, entrie
       // No badge from validator.swagger.io: the page loads nothing from elsewhere unless uiConfig says so.
       validatorUrl: null,
       ...assets.uiConfig,
-      urls: entries.map((entry) => ({ url: pageUrl(context.openapiUrl, entry), name: switcherName(entry) })),
+      urls: entries.map((entry) => ({ url: pageUrl(context.openapiUrl, entry, context), name: switcherName(entry) })),
       'urls.primaryName': switcherName(current),
       dom_id: '#swagger-ui'
     },
     initOAuth: assets.initOAuth ?? null,
     oauth2RedirectUrl: assets.oauth2RedirectUrl,
-    pages: Object.fromEntries(entries.map((entry) => [pageUrl(context.openapiUrl, entry), pageUrl(context.docsUrl ?? '', entry)]))
+    pages: Object.fromEntries(entries.map((entry) => [pageUrl(context.openapiUrl, entry, context), pageUrl(context.docsUrl ?? '', entry, context)]))
   }
   return `${head(context, `${context.title}: ${current.label}: Swagger UI`, `<link rel="stylesheet" href="${escapeHtml(assets.css)}">`)}<body>` +
     `${navigation(context, entries, current, context.docsUrl)}` +
@@ -138,15 +152,14 @@ export function swaggerPage (context: PageContext, assets: SwaggerAssets, entrie
 export function redocPage (context: PageContext, script: string, entries: readonly VersionEntry[], current: VersionEntry): string {
   return `${head(context, `${context.title}: ${current.label}: ReDoc`)}<body>` +
     `${navigation(context, entries, current, context.redocUrl)}` +
-    `<redoc spec-url="${escapeHtml(pageUrl(context.openapiUrl, current))}"></redoc><script src="${escapeHtml(script)}"></script></body></html>\n`
+    `<redoc spec-url="${escapeHtml(pageUrl(context.openapiUrl, current, context))}"></redoc><script src="${escapeHtml(script)}"></script></body></html>\n`
 }
 
 function navigation (context: PageContext, entries: readonly VersionEntry[], current: VersionEntry, base: string | null): string {
   const links = entries.map((entry) => entry.key === current.key
     ? `<strong>${escapeHtml(entry.label)}</strong>`
-    : `<a href="${escapeHtml(pageUrl(base ?? context.openapiUrl, entry))}">${escapeHtml(entry.label)}</a>`).join('')
-  const all = context.docsUrl === null ? '' : `<a href="${escapeHtml(context.docsUrl)}">All versions</a>`
-  return `<nav class="versions" aria-label="API versions">${all}${links}${upgradeLink(context, current, '', 'Upgrade')}</nav>`
+    : `<a href="${escapeHtml(pageUrl(base ?? context.openapiUrl, entry, context))}">${escapeHtml(entry.label)}</a>`).join('')
+  return `<nav class="versions" aria-label="API versions">${allVersions(context)}${links}${upgradeLink(context, current, '', 'Upgrade')}</nav>`
 }
 
 /** The page for a version that has no documentation (`why`: what is wrong with the value, when there is something to say). */
@@ -155,7 +168,7 @@ export function notFoundPage (context: PageContext, requested: string, entries: 
   return `${head(context, `${context.title}: unknown version`)}<body><main><h1>No documentation for version ` +
     `'${escapeHtml(requested)}'</h1>${why === undefined ? '' : `<p>${escapeHtml(why.charAt(0).toUpperCase() + why.slice(1))}</p>`}` +
     `<p>Available versions: ${escapeHtml(available)}.</p>` +
-    (context.docsUrl === null ? '' : `<p><a href="${escapeHtml(context.docsUrl)}">All versions</a></p>`) + '</main></body></html>\n'
+    (context.docsUrl === null ? '' : `<p>${allVersions(context)}</p>`) + '</main></body></html>\n'
 }
 
 function json (value: unknown): string {
@@ -190,11 +203,11 @@ function changeSection (change: UpgradeChange): string {
 /** The HTML of a guide: a form to pick two versions, then every change, newest last. */
 export function upgradePage (context: PageContext, guide: UpgradeGuide, values: readonly string[], base: string): string {
   const title = `${context.title}: upgrading from ${guide.from} to ${guide.to}`
-  const all = context.docsUrl === null ? '' : `<a href="${escapeHtml(context.docsUrl)}">All versions</a>`
+  const channel = context.channel === 'preview' ? '<input type="hidden" name="channel" value="preview">' : ''
   const form = `<form method="get" action="${escapeHtml(base)}" class="range">${versionSelect('from', values, guide.from)} ` +
-    `${versionSelect('to', values, guide.to)} <button type="submit">Show</button> ` +
-    `<a href="${escapeHtml(`${upgradeUrl(base, guide.from, guide.to)}&format=json`)}">JSON</a></form>`
+    `${versionSelect('to', values, guide.to)}${channel} <button type="submit">Show</button> ` +
+    `<a href="${escapeHtml(`${upgradeUrl(base, guide.from, guide.to)}&format=json${context.channel === 'preview' ? '&channel=preview' : ''}`)}">JSON</a></form>`
   const changes = guide.changes.length === 0 ? '<p>No change between these versions.</p>' : guide.changes.map(changeSection).join('\n')
-  return `${head(context, title)}<body><nav class="versions" aria-label="API versions">${all}</nav><main>` +
+  return `${head(context, title)}<body><nav class="versions" aria-label="API versions">${allVersions(context)}</nav><main>` +
     `<h1>${escapeHtml(title)}</h1>${form}<p>${guide.changes.length} change(s), oldest first.</p>\n${changes}</main></body></html>\n`
 }

@@ -42,6 +42,8 @@ interface InstructionRecord {
   readonly deleted: Set<HttpMethod>
   /** Deleted routes matched by `existed`, as `METHODS path`, to find ambiguous restores. */
   readonly restorable: string[]
+  /** A route the instruction named before an earlier instruction of its change moved it (`by`) to `to`. */
+  movedAway?: { readonly by: EndpointHadInstruction, readonly to: RouteState }
 }
 
 /** Which routes each endpoint instruction matched, across every route of the application. */
@@ -74,6 +76,12 @@ export class EndpointInstructionLog {
     record.restorable.push(route)
   }
 
+  /** Notes that `instruction` would have named a route had `by`, earlier in the same change, not moved it to `to`. */
+  movedAway (instruction: EndpointInstruction, by: EndpointHadInstruction, to: RouteState): void {
+    const record = this.records.get(instruction) as InstructionRecord
+    record.movedAway ??= { by, to }
+  }
+
   /**
    * Throws `RouterGenerationError` for the first instruction that did not apply to `routes` (`METHODS path`); with
    * `partial` (`partialApp`), one matching no route at all is skipped.
@@ -82,6 +90,8 @@ export class EndpointInstructionLog {
     for (const record of this.records.values()) {
       const { existing, deleted } = record
       if (existing.size === 0 && deleted.size === 0) {
+        // Moved by an earlier instruction: its route is registered, so a partial application is no excuse.
+        if (record.movedAway !== undefined) throw movedAway(record, record.movedAway)
         if (partial) continue
         throw notRegistered(record, routes)
       }
@@ -99,6 +109,15 @@ function notRegistered ({ instruction, change }: InstructionRecord, routes: read
     'context, or its full path, with every one of its methods (and its HEAD operationId, if given). ' +
     `The versioned routes registered: ${shown.length === 0 ? 'none' : shown.join('; ')}. If this application registers only part of its ` +
     'routes with the full version bundle (a test), register the plugin with { partialApp: true }.')
+}
+
+/** The error of an instruction naming a route that an earlier instruction of its change had moved away (in order). */
+function movedAway ({ instruction, change }: InstructionRecord, { by, to }: NonNullable<InstructionRecord['movedAway']>): Error {
+  const named = (path: string, methods: readonly string[]): string => `endpoint('${path}', [${methods.join(', ')}])`
+  return new RouterGenerationError(`Endpoint "[${instruction.methods.join(', ')}] ${instruction.path}" named in "${change}" names no route where ` +
+    `it applies: instructions of one change apply in order, and an earlier one of "${change}", ${named(by.path, by.methods)}.had({ ` +
+    `${Object.keys(by.attributes).join(', ')} }), had already made it "[${to.methods.join(', ')}] ${to.path}". Name it as the earlier ` +
+    `instruction left it (${named(to.path, to.methods)}), or put this instruction before the one that moved it.`)
 }
 
 /** What is wrong with an instruction that matched some route, if anything. */
@@ -226,11 +245,20 @@ export function routeTimeline (head: HeadRouteFacts, log: EndpointInstructionLog
   for (const [index, step] of steps.entries()) {
     if (index === steps.length - 1) break
     for (const change of step.changes) {
+      // Instructions of a change apply in order: one naming the route as it was before an earlier one moved it names nothing.
+      const start = state
+      let mover: EndpointHadInstruction | undefined
       for (const instruction of change.instructions) {
-        if (!isEndpointInstruction(instruction) || !applies(state, instruction, head.operationId)) continue
+        if (!isEndpointInstruction(instruction)) continue
+        if (!applies(state, instruction, head.operationId)) {
+          if (mover !== undefined && applies(start, instruction, head.operationId)) log.movedAway(instruction, mover, state)
+          continue
+        }
         log.match(instruction, state.methods, state.exists, state.path)
         if (instruction.kind === 'endpoint.had') {
-          if (state.exists) state = applyHad(state, instruction, change.name)
+          if (!state.exists) continue
+          state = applyHad(state, instruction, change.name)
+          if (instruction.attributes.path !== undefined || instruction.attributes.methods !== undefined) mover = instruction
         } else if (state.exists !== (instruction.kind === 'endpoint.existed')) {
           state = { ...state, exists: instruction.kind === 'endpoint.existed' }
         }

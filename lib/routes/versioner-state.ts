@@ -61,6 +61,8 @@ export interface RegisteredRoute {
 export interface NodeClaim {
   readonly constraints: ReadonlyMap<string, string>
   readonly versions: Set<string>
+  /** Which HEAD route serves each version there, and how it came there (for the error of two routes on one node). */
+  readonly owners: Map<string, string>
 }
 
 /** The plugin's state for one application. */

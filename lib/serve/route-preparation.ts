@@ -24,6 +24,8 @@ import { prepareSchema } from '../routes/prepared-schemas'
 import type { HeadRoute, NodeClaim, RegisteredRoute, VersionerState } from '../routes/versioner-state'
 import { attachedMigrationFailure } from './head-validation'
 import { checkPathParameters } from '../routes/value-guards'
+import { applies } from '../routes/timeline'
+import { isEndpointInstruction } from '../describe/instructions'
 
 type Hook = (...args: never[]) => unknown
 
@@ -206,6 +208,25 @@ function routerNode (url: string, options: RouterOptions): string {
   return options.caseSensitive === false ? node.toLowerCase() : node
 }
 
+/** A HEAD route as the error of two routes on one node names it: with the version change that moved it to the group's path and methods. */
+function arrival (state: VersionerState, head: HeadRoute, group: Group): string {
+  const { timeline } = head
+  // A route serving no version (every level deleted) claims no version: no error names it.
+  if (group.levels.length === 0) return head.display
+  const here = timeline[group.levels[0]]
+  // The group's first level is a version's; the route may have stood there since HEAD.
+  let level = group.levels[0]
+  while (level > 0 && timeline[level - 1].exists && timeline[level - 1].path === here.path && timeline[level - 1].methods.join() === here.methods.join()) level--
+  if (level === 0) return `${head.display} (at its HEAD path and methods)`
+  // Step level - 1's changes turn level - 1 into level: the one whose endpoint instruction names the route there moved it.
+  const before = timeline[level - 1]
+  const operationId = typeof head.schema.operationId === 'string' ? head.schema.operationId : undefined
+  const change = state.steps[level - 1].changes.find((candidate) => candidate.instructions.some((instruction) =>
+    isEndpointInstruction(instruction) && applies(before, instruction, operationId)))
+  const at = `${group.methods.join(',')} ${here.path}`
+  return `${head.display} (at ${at} from ${state.versionAt(level)} on${change === undefined ? '' : `, by "${change.name}"`})`
+}
+
 /**
  * Claims the route nodes of a group for its versions; when another HEAD route already serves a node (and the
  * router cannot tell them apart by their own constraints), constrains the route to the versions it serves.
@@ -216,6 +237,7 @@ function claimNodes (
   const { state, routingPicks } = context
   const { group, url, head } = at
   const own = ownConstraints(base)
+  const owner = arrival(context.state, head, group)
   let shared = false
   for (const method of group.methods) {
     const key = `${method} ${routerNode(url, context.routerOptions)}`
@@ -225,16 +247,21 @@ function claimNodes (
       const stands = standing(own, versions, claim)
       if (stands === 'apart') continue
       if (stands !== 'shared') {
-        throw new RouterGenerationError(`Two routes answer [${method}] ${url} in version(s) ${stands.join(', ')}: ${head.display} and another ` +
-          'HEAD route. Check the endpoint instructions: a route restored with endpoint(...).existed, or renamed with .had({ path }), ' +
+        const other = claim.owners.get(stands[0]) ?? 'another HEAD route'
+        throw new RouterGenerationError(`Two routes answer [${method}] ${url} in version(s) ${stands.join(', ')}: ${owner} and ${other}. ` +
+          'Check the endpoint instructions: a route restored with endpoint(...).existed, or renamed with .had({ path }), ' +
           'must not land on a path and method another route still serves in that version; to act on only one of two routes sharing a ' +
           'path and methods, name it with endpoint(path, methods, { operationId }).')
       }
       shared = true
     }
     const mine = claims.find((claim) => sameConstraints(claim.constraints, own))
-    if (mine === undefined) claims.push({ constraints: own, versions: new Set(versions) })
-    else for (const version of versions) mine.versions.add(version)
+    const claim = mine ?? { constraints: own, versions: new Set<string>(), owners: new Map<string, string>() }
+    if (mine === undefined) claims.push(claim)
+    for (const version of versions) {
+      claim.versions.add(version)
+      claim.owners.set(version, owner)
+    }
   }
   if (!shared) return undefined
   // A custom picker runs before routing at this node (see ./pick-version.ts).

@@ -260,6 +260,37 @@ test('an endpoint instruction that matches no route fails at start-up, naming th
     /^Endpoint "\[GET\] \/users" you tried to change in "DescribeUsers" doesn't exist/, 'had on a route deleted by a newer version')
 })
 
+test('regression: an instruction naming a route an earlier instruction of its change moved says why it names nothing, and what to write', async (t) => {
+  const routes = async (api: Api) => {
+    api.get('/a', async () => ({ a: 1 }))
+  }
+  const moved = await versionedApp(t, threeVersions(changeClass('MoveA', [endpoint('/a', ['GET']).had({ path: '/z' }), endpoint('/a', ['GET']).had({ summary: 'Old A' })])), routes)
+  await failsWith(t, moved, 'FST_VERSIONER_ROUTER_GENERATION', new RegExp('^Endpoint "\\[GET\\] /a" named in "MoveA" names no route where it applies: ' +
+    'instructions of one change apply in order, and an earlier one of "MoveA", endpoint\\(\'/a\', \\[GET\\]\\)\\.had\\(\\{ path \\}\\), had already ' +
+    'made it "\\[GET\\] /z"\\. Name it as the earlier instruction left it \\(endpoint\\(\'/z\', \\[GET\\]\\)\\), or put this instruction before the one that moved it\\.'), 'moved by path')
+  const methods = await versionedApp(t, threeVersions(changeClass('PostA', [endpoint('/a', ['GET']).had({ methods: ['POST'] }), endpoint('/a', ['GET']).had({ summary: 'Old A' })])), routes)
+  await failsWith(t, methods, 'FST_VERSIONER_ROUTER_GENERATION', /an earlier one of "PostA", endpoint\('\/a', \[GET\]\)\.had\(\{ methods \}\), had already made it "\[POST\] \/a"/, 'moved by methods')
+  for (const fixed of [[endpoint('/a', ['GET']).had({ path: '/z' }), endpoint('/z', ['GET']).had({ summary: 'Old A' })],
+    [endpoint('/a', ['GET']).had({ summary: 'Old A' }), endpoint('/a', ['GET']).had({ path: '/z' })]]) {
+    const app = await versionedApp(t, threeVersions(changeClass('MoveA', fixed)), routes)
+    t.equal(await rejection(async () => await app.ready()), undefined, 'either way the message tells works')
+    t.same(await call(app, '2001-01-01', 'GET', '/z'), [200, { a: 1 }])
+  }
+  const partial = await versionedApp(t, threeVersions(changeClass('MoveA', [endpoint('/a', ['GET']).had({ path: '/z' }), endpoint('/a', ['GET']).had({ summary: 'Old A' })])),
+    routes, { versioner: { partialApp: true } })
+  await failsWith(t, partial, 'FST_VERSIONER_ROUTER_GENERATION', /names no route where it applies/, 'not skipped in a partial application: its route is registered')
+})
+
+test('regression: two routes landing on one path and method name both, and the version change that moved each there', async (t) => {
+  const app = await versionedApp(t, threeVersions(changeClass('MoveAToB', [endpoint('/a', ['GET']).had({ path: '/b' })])), async (api) => {
+    api.get('/a', async () => ({ a: 1 }))
+    api.get('/b', async () => ({ b: 1 }))
+  })
+  const error = await rejection(async () => await app.ready())
+  t.match(error?.message, /^Two routes answer \[GET\] \/b in version\(s\) 2001-01-01, 2000-01-01: /)
+  t.match(error?.message, 'GET /a (at GET /b from 2001-01-01 on, by "MoveAToB")', 'names the moved route and the change that moved it')
+  t.match(error?.message, 'GET /b (at its HEAD path and methods)', 'names the other route')
+})
 test('deleting a deleted route, restoring an existing one, ambiguous restores, no-op attributes and unrestored routes fail at start-up', async (t) => {
   const deletedTwice = await versionedApp(t, threeVersions(
     changeClass('AddWidgets', [endpoint('/widgets', ['GET']).didntExist]),

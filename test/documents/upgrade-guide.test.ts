@@ -217,7 +217,7 @@ test('a webhook added (didntExist) or removed (onlyExistsInOlderVersions) is lis
   t.match(page, '<li><code>webhook invoice.voided (POST)</code> <span class="badge">added</span></li>')
 })
 
-test('preview versions are not part of guides: ranges, lists and links name released versions only', async (t) => {
+test('preview versions are in guides only asked with ?channel=preview (decision 0276); links lead released versions to the newest release', async (t) => {
   const Thing = Type.Object({ id: Type.String(), label: Type.String() }, { $id: 'Thing' })
   class Labels extends VersionChange {
     description = 'label was called name.'
@@ -240,10 +240,12 @@ test('preview versions are not part of guides: ranges, lists and links name rele
   const guide = await guideOf(app, '2000-01-01', '2001-01-01')
   t.same(guide.changes.map((change) => change.name), ['Labels'])
   const preview = await app.inject('/docs/upgrade?from=2000-01-01&to=2027-01-01.beta&format=json')
-  t.equal(preview.statusCode, 400, 'a preview version is not a guide\'s end')
+  t.equal(preview.statusCode, 400, 'a preview version is not a guide\'s end without the channel')
   t.match(preview.json<{ message: string }>().message, /versions 2001-01-01, 2000-01-01 \(newest first\)/, 'the message lists the released versions')
   const list = (await app.inject('/docs?channel=preview')).body
-  t.ok(list.includes('href="/docs/upgrade?from=2000-01-01&#38;to=2001-01-01"'), 'released versions lead to the newest release')
+  t.ok(list.includes('href="/docs/upgrade?from=2000-01-01&#38;to=2001-01-01&#38;channel=preview"'), 'released versions lead to the newest release, keeping the channel')
+  const asked = await app.inject('/docs/upgrade?from=2000-01-01&to=2027-01-01.beta&format=json&channel=preview')
+  t.same(asked.json<UpgradeGuide>().changes.map((change) => change.name), ['Labels', 'Beta'], 'asked with the channel, the preview is a guide\'s end')
   t.ok(list.includes('2027-01-01.beta'), 'the list shows the preview version')
   t.notOk(list.includes('from=2027-01-01.beta'), 'a preview version has no guide')
 })

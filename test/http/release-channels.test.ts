@@ -179,6 +179,60 @@ test('the docs pages, documents and changelog leave the preview out unless asked
   t.same(api.versioner.changelog().versions.map((version) => version.value), [RELEASES[0]], 'the changelog has no preview')
 })
 
+test('regression: pages asked with ?channel=preview keep it in every link, so going back from the preview keeps it listed', async (t) => {
+  const api = await app(t, 'preview')
+  const without = await app(t, 'absent')
+  const beta = { 'x-beta': 'yes' }
+  const hrefs = (body: string): string[] => [...body.matchAll(/href="([^"]*)"/g)].map((match) => match[1].replace(/&#38;/g, '&'))
+    .filter((href) => /^\/(docs|redoc|openapi\.json)(\?|\/upgrade)/.test(href))
+  for (const base of ['/docs', '/redoc']) {
+    const page = await api.inject({ url: `${base}?version=${PREVIEW}&channel=preview`, headers: beta })
+    const links = hrefs(page.body)
+    t.ok(links.includes('/docs?channel=preview'), `${base}: All versions keeps the channel`)
+    t.ok(links.includes(`${base}?version=${RELEASES[0]}&channel=preview`), `${base}: a release's link keeps the channel`)
+    t.same(links.filter((href) => !href.includes('channel=preview')), [], `${base}: no link drops the channel`)
+    const back = await api.inject({ url: `${base}?version=${RELEASES[0]}&channel=preview`, headers: beta })
+    t.match(back.body, `${base}?version=${encodeURIComponent(PREVIEW)}&#38;channel=preview`, `${base}: the release's page still links the preview`)
+  }
+  const release = await api.inject({ url: `/docs?version=${RELEASES[0]}&channel=preview`, headers: beta })
+  t.match(release.body, `"name":"${PREVIEW} (preview)"`, 'the switcher of a release\'s page asked with the channel holds the preview')
+  const list = await api.inject({ url: '/docs?channel=preview', headers: beta })
+  t.same(hrefs(list.body).filter((href) => !href.includes('channel=preview')), [], 'the list\'s links keep the channel')
+  for (const url of [`/docs?version=${RELEASES[0]}&channel=preview`, '/docs?channel=preview', `/redoc?version=${RELEASES[1]}&channel=preview`]) {
+    const [a, b] = [await api.inject({ url }), await without.inject({ url })]
+    t.equal(seen(a), seen(b), `${url} (refused): as if there were no preview`)
+    t.notMatch(a.body, PREVIEW, `${url} (refused): no word of the preview`)
+  }
+  t.notMatch((await api.inject({ url: `/docs?version=${RELEASES[0]}`, headers: beta })).body, 'channel=preview', 'a page asked without the channel links without it')
+})
+
+test('regression: the upgrade guide leads to a preview for a request asked with ?channel=preview that access allows', async (t) => {
+  const api = await app(t, 'preview')
+  const without = await app(t, 'absent')
+  const beta = { 'x-beta': 'yes' }
+  const guide = await api.inject({ url: `/docs/upgrade?from=${RELEASES[1]}&to=${PREVIEW}&channel=preview&format=json`, headers: beta })
+  t.equal(guide.statusCode, 200, guide.body)
+  t.equal(guide.headers['cache-control'], 'private, no-cache')
+  t.same(guide.json().changes.map((change: { version: string, name: string }) => `${change.version} ${change.name}`),
+    [`${RELEASES[0]} NamesWereRequired`, `${PREVIEW} BetaFieldAndRoute`])
+  t.match(guide.json().changes[1].operations, [{ method: 'GET', path: '/beta', status: 'added' }])
+  const page = await api.inject({ url: `/docs/upgrade?from=${RELEASES[0]}&to=${PREVIEW}&channel=preview`, headers: beta })
+  t.equal(page.statusCode, 200)
+  t.match(page.body, `<option value="${PREVIEW}" selected>`, 'the form offers the preview')
+  t.match(page.body, '<input type="hidden" name="channel" value="preview">', 'the form keeps the channel')
+  t.match(page.body, '<a href="/docs?channel=preview">All versions</a>')
+  t.match(page.body, 'format=json&#38;channel=preview"', 'the JSON link keeps the channel')
+  const older = await api.inject({ url: `/docs/upgrade?from=${PREVIEW}&to=${RELEASES[0]}&channel=preview`, headers: beta })
+  t.equal(older.statusCode, 400)
+  t.match(older.json().message, `'from' (${PREVIEW}) must be older than 'to' (${RELEASES[0]}). Ask for ?from=<version>&to=<newer version> (add &format=json for the data), with two of the versions ${PREVIEW}, ${RELEASES.join(', ')} (newest first).`)
+  // Refused, or asked without the channel: the answer of an application without the preview.
+  for (const [url, headers] of [[`/docs/upgrade?from=${RELEASES[1]}&to=${PREVIEW}&channel=preview`, {}], [`/docs/upgrade?from=${RELEASES[1]}&to=${PREVIEW}`, beta],
+    [`/docs/upgrade?from=${RELEASES[1]}&to=${RELEASES[0]}&channel=preview`, {}]] as const) {
+    const [a, b] = [await api.inject({ url, headers }), await without.inject({ url, headers })]
+    t.equal(seen(a), seen(b), `${url} (${'x-beta' in headers ? 'allowed' : 'refused'}): as if there were no preview`)
+    if (!url.includes(PREVIEW)) t.notMatch(a.body, PREVIEW, `${url}: no word of the preview`)
+  }
+})
 test('export, check and types leave the preview out unless asked (--channel preview)', async (t) => {
   const api = await app(t, 'preview')
   const dir = await mkdtemp(join(tmpdir(), 'versioner-channels-'))
