@@ -3,6 +3,7 @@
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
+import type { FastifyInstance } from 'fastify'
 import { ConverterPlanner } from './converter-steps'
 import type { HttpMethod } from '../core/http-methods'
 import { EndpointInstructionLog, type RouteState } from './timeline'
@@ -39,6 +40,8 @@ export interface HeadRoute {
   readonly fullReplace: FullReplace
   /** Its `attachValidation` route option: its handler runs on a request that fails validation (`verify` sends it none). */
   readonly attachValidation: boolean
+  /** The context that registered it and its own `validatorCompiler` option: which validator the tools judge requests by. */
+  readonly validation: { readonly context: FastifyInstance, readonly compiler: unknown }
   /** The routes registered for it: one per distinct (path, methods) it has across versions. */
   readonly registered: RegisteredRoute[]
 }

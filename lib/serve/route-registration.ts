@@ -165,7 +165,7 @@ function headRouteOf (context: RouteContext, instance: FastifyInstance, route: O
   }, state.log)
   const forms = readRouteForms(schema, timeline.map((at) => at.attributes.response), display)
   const fullReplace = readFullReplace(route.fullReplace, methods, display)
-  return { display, path: route.url, methods, schema, forms, timeline, scope, fullReplace, attachValidation: route.attachValidation === true, registered: [] }
+  return { display, path: route.url, methods, schema, forms, timeline, scope, fullReplace, attachValidation: route.attachValidation === true, validation: { context: instance, compiler: route.validatorCompiler }, registered: [] }
 }
 
 /** The levels of a HEAD route grouped by (path, methods): one Fastify route per group. */

@@ -15,7 +15,8 @@ import type { FastifyInstance } from 'fastify'
 import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { VersionerToolError } from '../core/errors'
-import { appAjvSetup, type AppAjvSetup } from '../core/strict-validator'
+import type { AppAjvSetup } from '../core/strict-validator'
+import { requestValidationSetup } from './validation-in-force'
 import { fileNameOf, refuseUnportableFileNames, servedDocuments, toolFacts, type ChannelOptions, type ServedDocument } from './export'
 import { METHODS, operationName } from './comparable-documents'
 import { UNVERSIONED } from '../docs/openapi-documents'
@@ -81,7 +82,9 @@ export async function checkDocuments (app: FastifyInstance, dir: string, options
   refuseUnportableFileNames(documents.map((document) => document.version))
   const served = new Map(documents.map((document) => [fileNameOf(document.version), document]))
   // Saved documents of preview versions are checked only with channel 'preview' (a preview may break).
-  const bundle = singleApi(app, 'checkDocuments').context.versioner.versions
+  const api = singleApi(app, 'checkDocuments').context
+  const bundle = api.versioner.versions
+  const validation = requestValidationSetup(api)
   const previews = new Set(options.channel === 'preview' ? [] : bundle.versionValues.filter((value) => !bundle.releasedValues.includes(value)).map(fileNameOf))
   const result: CheckResult = { breaks: [], notes: [], compared: [] }
   const { breaks, notes } = result
@@ -102,8 +105,8 @@ export async function checkDocuments (app: FastifyInstance, dir: string, options
     }
     const now: unknown = JSON.parse(current.body.toString('utf8'))
     assertComparable(now, { name: `The document the app serves now for version '${version}'`, saved: false, version })
-    const rest = version === UNVERSIONED ? compareMovedIntoDefault(result, saved as Json, served, appAjvSetup(app)) : saved
-    compareInto(result, version, rest, now, appAjvSetup(app))
+    const rest = version === UNVERSIONED ? compareMovedIntoDefault(result, saved as Json, served, validation) : saved
+    compareInto(result, version, rest, now, validation)
   }
   for (const [name, document] of served) if (!names.includes(name)) notes.push(change(document.version, '', '', 'new version', false))
   packageChangelogChangesAsNotes(result, toolFacts(app).changelogPath)

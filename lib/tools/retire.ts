@@ -9,7 +9,7 @@
  */
 import type { FastifyInstance } from 'fastify'
 import { VersionerToolError } from '../core/errors'
-import { appAjvSetup } from '../core/strict-validator'
+import { requestValidationSetup } from './validation-in-force'
 import { buildingWithout } from '../describe/retirement'
 import { versionDate } from '../core/iso-date'
 import type { VersionBundle } from '../describe/versions'
@@ -92,11 +92,12 @@ function printPlan (plan: RetirementPlan, io: CommandOutput): void {
 async function checkRemaining (full: FastifyInstance, cut: FastifyInstance, plan: RetirementPlan): Promise<CheckResult> {
   const after = new Map((await servedDocuments(cut)).map((document) => [document.version, document]))
   const result: CheckResult = { breaks: [], notes: [], compared: [] }
+  const validation = requestValidationSetup(full)
   for (const { version, body } of await servedDocuments(full)) {
     if (plan.retired.some((retired) => retired.value === version)) continue
     const now = after.get(version)
     if (now === undefined) result.breaks.push(change(version, '', '', 'version removed', true))
-    else compareInto(result, version, JSON.parse(body.toString('utf8')), JSON.parse(now.body.toString('utf8')), appAjvSetup(full))
+    else compareInto(result, version, JSON.parse(body.toString('utf8')), JSON.parse(now.body.toString('utf8')), validation)
   }
   return result
 }

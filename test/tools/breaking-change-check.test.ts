@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { Type, type TSchema } from '@sinclair/typebox'
+import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox'
 import { apiCompare } from 'api-smart-diff'
 import { checkDocuments, compareDocuments, exportDocuments, type DocumentChange } from '../../tools'
 import { versionedApp, type Teardown } from '../helpers/apps'
@@ -918,6 +919,46 @@ test('regression: check judges a request as the app\'s Ajv setup validates it (r
       t.equal(lost, breaking, `${label}: on Fastify, ${lost ? 'refused or a field lost' : 'served with every documented field'}`)
     }
   }
+})
+
+test('regression: check judges requests as a validator compiler of the app\'s own validates them (TypeBoxValidatorCompiler: nothing dropped, defaulted or coerced)', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'fastify-versioner-check-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  const Before = Type.Object({ name: Type.String(), role: Type.Optional(Type.String({ default: 'member' })), n: Type.Integer() })
+  const After = Type.Object({ name: Type.String(), role: Type.String({ default: 'member' }), n: Type.String() }, { additionalProperties: false })
+  type Place = 'application' | 'scope' | 'route' | 'none'
+  const appWith = async (Body: TSchema, place: Place): Promise<FastifyInstance> => {
+    const app = Fastify()
+    t.teardown(() => app.close())
+    if (place === 'application') app.setValidatorCompiler(TypeBoxValidatorCompiler)
+    await app.register(fastifyVersioner, { versions: bundleOf(['2000-01-01']), docsUrl: null })
+    await app.register(async (scope) => {
+      if (place === 'scope') scope.setValidatorCompiler(TypeBoxValidatorCompiler)
+      await scope.register(versioned(async (api) => {
+        api.post('/users', { schema: { body: Body }, ...(place === 'route' ? { validatorCompiler: TypeBoxValidatorCompiler as never } : {}) }, async (request) => request.body)
+      }))
+    })
+    await app.ready()
+    return app
+  }
+  await exportDocuments(await appWith(Before, 'none'), dir)
+  const payload = { name: 'a', n: 5, extra: 1 }
+  const place = '2000-01-01 POST /users: request body'
+  for (const where of ['application', 'scope', 'route'] as const) {
+    const app = await appWith(After, where)
+    const { breaks, notes } = await checkDocuments(app, dir)
+    t.same(breaks.map((change) => change.text), [
+      `${place} /role: became required`,
+      `${place} /n: type 'integer' → 'string'`,
+      `${place} /: additionalProperties (none) → false: undeclared fields are refused (400: Ajv's removeAdditional is off)`
+    ], `compiler set on the ${where}: each a break`)
+    t.same(notes, [], 'none a note')
+    const sent = await app.inject({ method: 'POST', url: '/users', headers: { 'x-api-version': '2000-01-01' }, payload })
+    t.equal(sent.statusCode, 400, 'the app refuses what the saved version took')
+    t.match(sent.json().message, /body\/role Expected required property.*body\/extra Unexpected property.*body\/n Expected string/)
+  }
+  // Fastify's own Ajv (its defaults) fills, drops and coerces: notes, as before.
+  t.same((await checkDocuments(await appWith(After, 'none'), dir)).breaks, [], 'Fastify\'s Ajv: no break')
 })
 
 test('regression: a response object\'s additionalProperties is judged by side (false added to a response broke)', async (t) => {
