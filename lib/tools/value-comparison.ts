@@ -64,6 +64,17 @@ function listsAlike (example: unknown, data: unknown, at: FollowedValue): boolea
   })
 }
 
+/**
+ * True when `value` arrives at the same place in some item of the lists on the way (a converter reordered a list: a
+ * page shown oldest first puts another item at each index, which may be another union member).
+ */
+function inAnyItem (value: unknown, data: unknown, path: readonly PathKey[]): boolean {
+  const place = path.findIndex((key) => typeof key === 'number')
+  if (place === -1) return sameValue(valueAt(data, path), value)
+  const list = valueAt(data, path.slice(0, place))
+  return Array.isArray(list) && list.some((item) => inAnyItem(value, item, path.slice(place + 1)))
+}
+
 /** True when `arrived` keeps some of the keys of `value` (an object) and none of the fields the other side declares there. */
 function inItsOwnShape (value: unknown, arrived: unknown, fieldsThere: readonly string[]): boolean {
   if (typeof value !== 'object' || value === null || typeof arrived !== 'object' || arrived === null) return false
@@ -97,6 +108,7 @@ export function droppedValues (followed: readonly FollowedValue[], example: unkn
     const value = valueAt(example, at.from)
     if (value === undefined || (!at.sameType && nothingToShow(value)) || (value === null && at.nullOnly === true)) continue
     const arrived = valueAt(data, at.to)
+    if ((arrived === undefined || arrived === null) && at.to.some((key) => typeof key === 'number') && inAnyItem(value, data, at.to)) continue
     if (arrived === undefined) dropped.push({ at, value, became: 'is dropped' })
     else if (at.fieldsThere !== undefined && inItsOwnShape(value, arrived, at.fieldsThere)) {
       dropped.push({ at, value, became: `arrives in its own shape, holding none of the fields the schema there declares (${at.fieldsThere.join(', ')})`, fix: 'Reshape it in a converter (a wrapper added or removed, fields nested or flattened): as it is, its values are not where the version reads them.' })

@@ -291,3 +291,35 @@ test('regression: a list of objects cut to a page of 10 (slice(0, 10)) is found 
   t.same(summary(await verify(await appOf(), { examples: 1 })), ['POST /orders 2000-01-01 response round trip response 200/items after ListRenamed (2001-01-01) by ListRenamed.up,ListRenamed.down'])
   t.same(summary(await verify(await appOf(Type.Array(Line, { maxItems: 10 })), { examples: 20 })), [], 'the version shows 10 at most, and says so')
 })
+
+test('regression: a response converter reversing a list of union members (a page shown oldest first) is no finding; one dropping a member\'s field is', async (t) => {
+  // Before: one way, a list that kept its length was compared item by item by place, so a reversed page put a card
+  // where HEAD had a bank account, and the bank account's `bankName` was reported dropped: a false red on a correct
+  // converter. Items are now matched wherever they arrive in the list, as a round trip matches them.
+  const Card = Type.Object({ type: Type.Literal('card'), brand: Type.String(), last4: Type.String() })
+  const Bank = Type.Object({ type: Type.Literal('bank_account'), bankName: Type.String(), last4: Type.String() })
+  const Payment = Type.Object({ id: Type.String(), method: Type.Union([Card, Bank]) })
+  const PaymentList = Type.Object({ data: Type.Array(Payment) }, { $id: 'PaymentList' })
+  const changeOf = (convert: (data: Array<{ method: Record<string, unknown> }>) => void): VersionChangeClass => {
+    class PageNewestFirst extends VersionChange {
+      description = 'A page lists its payments newest first (it listed them oldest first).'
+      instructionsToMigrateToPreviousVersion = []
+
+      @ConvertResponseToPreviousVersionFor(PaymentList)
+      oldestFirst (response: ResponseInfo) {
+        convert((response.body as { data: Array<{ method: Record<string, unknown> }> }).data)
+      }
+    }
+    return PageNewestFirst
+  }
+  const routes = (api: Parameters<Parameters<typeof appWith>[2]>[0]): void => {
+    api.get('/payments', { schema: { response: { 200: PaymentList } } }, async () => ({ data: [] }))
+  }
+  const reversed = await appWith(t, changeOf((data) => { data.reverse() }), routes)
+  t.same(summary(await verify(reversed, { examples: 20 })), [], 'reversed')
+  const lossy = await appWith(t, changeOf((data) => {
+    data.reverse()
+    for (const item of data) if (item.method.type === 'bank_account') item.method.bankName = ''
+  }), routes)
+  t.ok((await verify(lossy, { examples: 20 })).length > 0, 'reversed, and every bank name lost')
+})
