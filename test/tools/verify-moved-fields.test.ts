@@ -5,12 +5,12 @@
 import { test } from 'tap'
 import { Type, type TSchema } from '@sinclair/typebox'
 import {
-  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, schema, VersionChange,
+  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, schema, Version, VersionBundle, VersionChange,
   type RequestInfo, type ResponseInfo, type VersionChangeClass
 } from '../../plugin'
 import { verify } from '../../tools'
 import { appWith, summary } from '../helpers/verify-apps'
-import type { Teardown } from '../helpers/apps'
+import { versionedApp, type Teardown } from '../helpers/apps'
 
 /** How a test's move converts: the request converter's body and the response converter's (`undefined`: none). */
 interface Converters {
@@ -202,4 +202,71 @@ test('a move into an object the old client may leave out: the converter makes it
   })
   t.same(summary(intoSent), ['POST /customers 2000-01-01 request lost body/city after CityInAddress (2001-01-01) by CityInAddress.up'])
   t.same(Object.keys(intoSent[0].example as object).sort(), ['city', 'name'], 'an example with a city and no address')
+})
+
+test('a move followed across versions: an older change moves the city, a newer one renames it in the address', async (t) => {
+  const build = async (up: (body: Record<string, any>) => void): Promise<Awaited<ReturnType<typeof verify>>> => {
+    const Place = Type.Object({ line1: Type.String(), town: Type.Optional(Type.String()) }, { $id: 'Place' })
+    const Customer = Type.Object({ name: Type.String(), address: Place }, { $id: 'Customer' })
+    class CityIsTown extends VersionChange {
+      description = 'An address\'s city is its town.'
+      instructionsToMigrateToPreviousVersion = [schema(Place).field('town').had({ name: 'city' })]
+
+      @ConvertRequestToNextVersionFor(Place)
+      up (request: RequestInfo) {
+        if (Object.hasOwn(request.body, 'city')) request.body.town = request.body.city
+        delete request.body.city
+      }
+
+      @ConvertResponseToPreviousVersionFor(Place)
+      down (response: ResponseInfo) {
+        if (Object.hasOwn(response.body, 'town')) response.body.city = response.body.town
+        delete response.body.town
+      }
+    }
+    const app = await versionedApp(t, new VersionBundle(new Version('2002-01-01', CityIsTown), new Version('2001-01-01', cityInAddress(Customer, Place, { up, down: movesBack })), new Version('2000-01-01')), async (api) => {
+      api.put('/customers/:id', { schema: { body: Customer, response: { 200: Customer } } }, async () => { throw new Error('not served in verify') })
+    })
+    await app.ready()
+    return await verify(app, { examples: 5 })
+  }
+  t.same(summary(await build(movesEvery)), [])
+  t.same(summary(await build((body) => {
+    if (body.city) body.address.city = body.city
+    delete body.city
+  })), ['PUT /customers/:id 2000-01-01 request lost body/city after CityInAddress (2001-01-01) by CityInAddress.up'])
+})
+
+test('a field moved within its object (derivedFrom a former field of the same schema) is followed as well', async (t) => {
+  const build = async (up: (body: Record<string, any>) => void): Promise<Awaited<ReturnType<typeof verify>>> => {
+    const Customer = Type.Object({ name: Type.String(), city: Type.Optional(Type.String()) }, { $id: 'Customer' })
+    class TownIsCity extends VersionChange {
+      description = 'A customer\'s town is its city.'
+      instructionsToMigrateToPreviousVersion = [
+        schema(Customer).formerField('town').existedAs({ type: Type.String(), optional: true }),
+        schema(Customer).field('city').derivedFrom('town')
+      ]
+
+      @ConvertRequestToNextVersionFor(Customer)
+      up (request: RequestInfo) { up(request.body) }
+
+      @ConvertResponseToPreviousVersionFor(Customer)
+      down (response: ResponseInfo) {
+        if (Object.hasOwn(response.body, 'city')) response.body.town = response.body.city
+        delete response.body.city
+      }
+    }
+    const app = await appWith(t, TownIsCity, (api) => {
+      api.post('/customers', { schema: { body: Customer, response: { 201: Customer } } }, async () => { throw new Error('not served in verify') })
+    })
+    return await verify(app, { examples: 5 })
+  }
+  t.same(summary(await build((body) => {
+    if (Object.hasOwn(body, 'town')) body.city = body.town
+    delete body.town
+  })), [])
+  t.same(summary(await build((body) => {
+    if (body.town) body.city = body.town
+    delete body.town
+  })), ['POST /customers 2000-01-01 request lost body/town after TownIsCity (2001-01-01) by TownIsCity.up'])
 })
