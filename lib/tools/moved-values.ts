@@ -5,7 +5,8 @@
  * 0263) is the same value, moved, where the derived field is set from that one field alone and it sets no other. Its
  * value is followed to the other place, as a renamed field's is (./data-flow.ts): one way it must arrive (an old
  * client's `''` too), on a round trip come back equal. A move into an object held deeper, through a list or a union, or
- * where the holder holds the object in more than one field and `through` names none, is not followed.
+ * where the holder holds the object in more than one field and `through` names none, is not followed, nor a field
+ * derived from an object or holding one (an address flattened into its city: another value).
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
@@ -83,7 +84,10 @@ function movedFrom (lineage: Levels, moves: ReadonlyMap<number, Move>, head: TSc
       : [[...holder.from, ...derived.keys], [...holder.to, source.key]]
     if (valueAt(example, from) === undefined) continue
     const nodeOf = (schema: unknown): ReturnType<typeof asNode> => asNode(schema, resolveRef)
-    const { alike, nullOnly } = typesBesideNull(jsonTypeOf(source.field.type, resolveRef), jsonTypeOf(derived.type, resolveRef))
+    const types = [source.field.type, derived.type].map((type) => jsonTypeOf(type, resolveRef))
+    // A field derived from an object (an address flattened), or an object derived from a field, holds another value.
+    if (types.some((type) => /\b(?:object|any)\b/.test(type))) continue
+    const { alike, nullOnly } = typesBesideNull(types[0], types[1])
     const sameType = alike && formatsOf(source.field.type, nodeOf) === formatsOf(derived.type, nodeOf)
     found.push({ from, to, sameType, ...(sameType && nullOnly ? { nullOnly } : {}), holder: holder.to.length })
   }
