@@ -178,7 +178,7 @@ function walkLacked (head: TSchema, { level, generation, derived, matchers = new
       const at = there.get(field.id)
       if (at === undefined) {
         // A field declared `derivedFrom` is set by the converters while the version holds one of its sources.
-        const sources = generation.derivationOf(field.id)
+        const sources = generation.derivations.get(field.id)
         const set = sources !== undefined && [...sources].some(([source, through]) =>
           holders.some(({ fields, through: walked }) => fields.has(source) && (through === undefined || through === walked)))
         if (set) derived?.add(place)

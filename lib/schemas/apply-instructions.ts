@@ -26,7 +26,7 @@ export class SchemaStates {
   readonly changedAt: Array<ReadonlySet<Seed>> = [new Set()]
   /**
    * The HEAD fields declared `derivedFrom`, with the fields they are set from (by identity), each with the field of its
-   * schema the derived one must be reached through (`through`, decision 0263), if named: ../routes/full-replace.ts.
+   * schema the derived one must be reached through (`through`, decision 0263; else the only one holding it), if known.
    */
   readonly derivedFrom = new Map<number, ReadonlyMap<number, number | undefined>>()
   /** The `derivedFrom` fields the change being applied removed, with their identities. */
@@ -230,7 +230,9 @@ export class SchemaStates {
           `through '${named.through}' is not a field of '${state.name ?? seed.display}' holding '${this.stateOf(target.head).name ?? target.display}' ` +
           `in the previous version (those holding it are ${held.join(', ')}).`)
       }
-      sources.set(source, through?.field.id)
+      // Without `through`, the one field of the source's schema holding the target, if only one does (a move, followed by verify).
+      const holding = through !== undefined || seed === target ? [] : visibleFields(state as ObjectState, (head) => this.stateOf(head)).filter(({ field }) => this.reaches(field.type, target, new Set()))
+      sources.set(source, through?.field.id ?? (holding.length === 1 ? holding[0].field.id : undefined))
     }
     this.derivedFrom.set(id, sources)
   }

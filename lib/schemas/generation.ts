@@ -255,11 +255,11 @@ export class SchemaGeneration {
   }
 
   /**
-   * The fields (by identity) a `derivedFrom` HEAD field is set from before it existed, each with the field of its schema
-   * the derived one is reached through (`through`), if named; `undefined` for others.
+   * The HEAD fields declared `derivedFrom` (by identity), each with the fields it is set from before it existed and the
+   * field of their schema it is reached through (`through`, or the only one holding it), if known.
    */
-  derivationOf (fieldId: number): ReadonlyMap<number, number | undefined> | undefined {
-    return this.walk.derivedFrom.get(fieldId)
+  get derivations (): ReadonlyMap<number, ReadonlyMap<number, number | undefined>> {
+    return this.walk.derivedFrom
   }
 
   /** Everything the form of `schema` at `level` depends on; equal inputs at two levels mean equal forms. */

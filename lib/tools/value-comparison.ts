@@ -7,7 +7,8 @@
  * there must come back equal (numbers to a relative 1e-9: a unit converted and back may differ in its last bits).
  * @module
  */
-import { valueAt, type FollowedValue, type PathKey } from './data-flow'
+import { pointerOfPath, valueAt, type FollowedValue, type PathKey } from './data-flow'
+import type { MovedValue } from './moved-values'
 import { shownValue } from './document-places'
 import { keptChange, type Kept } from './renamed-values'
 
@@ -44,10 +45,21 @@ function unsafeIntegerText (value: unknown): value is string {
   return typeof value === 'string' && /^-?[0-9]{16,}$/.test(value) && !Number.isSafeInteger(Number(value))
 }
 
-/** True when the parent of `at` is an object or array in `data` (else its own difference was found first, or it was retyped). */
-function parentThere (data: unknown, path: readonly PathKey[]): boolean {
-  const parent = valueAt(data, path.slice(0, -1))
+/**
+ * True when the parent of `at` is an object or array in `data` (else its own difference was found first, or it was
+ * retyped); for a value moved into an object (./moved-values.ts), the object holding both places: the converter moving
+ * it makes the one it goes into.
+ */
+function parentThere (data: unknown, at: FollowedValue): boolean {
+  const parent = valueAt(data, at.to.slice(0, 'holder' in at ? (at as MovedValue).holder : -1))
   return typeof parent === 'object' && parent !== null
+}
+
+/** What to do about a moved value lost: move every value, both ways. */
+function movedFix (at: FollowedValue): { fix?: string } {
+  return 'holder' in at
+    ? { fix: `Make the converters move the value from ${pointerOfPath(at.from)} to ${pointerOfPath(at.to)} whatever it is ('', 0, false and null too: test that the field is there, not that it is truthy): derivedFrom(...) declares it moved, up in requests and back down in responses.` }
+    : {}
 }
 
 /**
@@ -104,12 +116,12 @@ const RENAMED_FIX = 'Make the converters carry the whole value to its new name: 
 export function droppedValues (followed: readonly FollowedValue[], example: unknown, data: unknown): Difference[] {
   const dropped: Difference[] = []
   for (const at of followed) {
-    if (typeof at.from[at.from.length - 1] === 'number' || !parentThere(data, at.to) || !listsAlike(example, data, at)) continue
+    if (typeof at.from[at.from.length - 1] === 'number' || !parentThere(data, at) || !listsAlike(example, data, at)) continue
     const value = valueAt(example, at.from)
     if (value === undefined || (!at.sameType && nothingToShow(value)) || (value === null && at.nullOnly === true)) continue
     const arrived = valueAt(data, at.to)
     if ((arrived === undefined || arrived === null) && at.to.some((key) => typeof key === 'number') && inAnyItem(value, data, at.to)) continue
-    if (arrived === undefined) dropped.push({ at, value, became: 'is dropped' })
+    if (arrived === undefined) dropped.push({ at, value, became: 'is dropped', ...movedFix(at) })
     else if (at.fieldsThere !== undefined && inItsOwnShape(value, arrived, at.fieldsThere)) {
       dropped.push({ at, value, became: `arrives in its own shape, holding none of the fields the schema there declares (${at.fieldsThere.join(', ')})`, fix: 'Reshape it in a converter (a wrapper added or removed, fields nested or flattened): as it is, its values are not where the version reads them.' })
     } else if (unsafeIntegerText(value) && typeof arrived === 'number' && exactInteger(arrived) !== BigInt(value)) {
@@ -166,11 +178,11 @@ export function sameValue (left: unknown, right: unknown): boolean {
  */
 export function changedValue (followed: readonly FollowedValue[], sent: unknown, returned: unknown): Difference | undefined {
   for (const at of followed) {
-    if (!parentThere(returned, at.to)) continue
+    if (!parentThere(returned, at)) continue
     const value = valueAt(sent, at.from)
     if (value === undefined) continue
     const back = valueAt(returned, at.to)
-    if (back === undefined) return { at, value, became: 'is dropped' }
+    if (back === undefined) return { at, value, became: 'is dropped', ...movedFix(at) }
     const container = typeof value === 'object' && value !== null && typeof back === 'object' && back !== null && Array.isArray(value) === Array.isArray(back)
     if (container && at.sameType) continue
     if (!sameValue(value, back)) return { at, value, became: `comes back as ${shown(back)}` }

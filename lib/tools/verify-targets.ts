@@ -13,7 +13,8 @@ import { responseSlot, type SchemaSlots } from '../routes/schema-forms'
 import type { DeclaredWebhook } from '../routes/webhooks'
 import type { HeadRoute, VersionerState } from '../routes/versioner-state'
 import { copyJson } from '../serve/step-runner'
-import { followedValues, requiredValues, type FollowedValue } from './data-flow'
+import { requiredValues, type FollowedValue } from './data-flow'
+import { followedWithMoves } from './moved-values'
 import { generateExamples, type GeneratedExample, type GenerationOptions } from './example-generation'
 import { replayExample, type ReplayIssue, type Report, type Target, type Trail } from './verify-replay'
 import { verifyRoundTrip, verifyTripBack, type RequestSide, type ResponseTarget, type TripEnvironment } from './verify-trips'
@@ -49,9 +50,8 @@ function expectedOf (env: VerifyEnvironment, headSchema: unknown, example: Gener
     ...otherSentinels(example, sentinels, levels.to),
     byWords: true,
     followedTo: (level) => {
-      let found = followed.get(level)
-      if (found === undefined) followed.set(level, found = followedValues({ ...lineage, to: level }, headSchema, example.value, true))
-      return found
+      if (!followed.has(level)) followed.set(level, followedWithMoves({ ...lineage, to: level }, headSchema, example.value))
+      return followed.get(level) as FollowedValue[]
     }
   }
 }

@@ -13,7 +13,8 @@ import type { SchemaGeneration } from '../schemas/generation'
 import type { RequestPart } from '../routes/version-plan'
 import type { ShapeWalk } from '../values/shape-walk'
 import { copyJson } from '../serve/step-runner'
-import { followedValues, pointerOfPath, schemaAt, type FollowedValue, type Pairings, type PathKey, type RefResolver } from './data-flow'
+import { pointerOfPath, schemaAt, type FollowedValue, type Pairings, type PathKey, type RefResolver } from './data-flow'
+import { followedWithMoves } from './moved-values'
 import { inSentOrder, lostItems, type LostItems } from './round-trip-lists'
 import { echoResponse, type EchoedResponse } from './echo-response'
 import { arrives, deliveredStrings } from './sentinel-arrival'
@@ -69,8 +70,8 @@ interface Trip { readonly sent: SentUp, readonly echo: EchoTarget, readonly echo
  */
 function differenceAt (env: TripEnvironment, trip: Trip, level: number, up: unknown, down: unknown): ReturnType<typeof changedValue> | LostItems {
   const lineage = { generation: env.generation, resolveRef: env.resolveRef, pairings: env.pairings }
-  const downward = followedValues({ ...lineage, from: 0, to: level }, trip.echo.headSchema, trip.echoed.body, true)
-  const upward = followedValues({ ...lineage, from: level, to: 0 }, trip.sent.headSchema, up, true)
+  const downward = followedWithMoves({ ...lineage, from: 0, to: level }, trip.echo.headSchema, trip.echoed.body)
+  const upward = followedWithMoves({ ...lineage, from: level, to: 0 }, trip.sent.headSchema, up)
   const byPlace = new Map(downward.map((value) => [JSON.stringify(value.from), value]))
   const compared: FollowedValue[] = []
   for (const value of upward) {
