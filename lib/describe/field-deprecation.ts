@@ -6,9 +6,15 @@ import type { TSchema } from '@sinclair/typebox'
 import { VersionerStructureError } from '../core/errors'
 import { toIsoDate } from '../core/iso-date'
 import { describeValue, isSchemaObject, type SchemaObject } from '../core/json-schema'
-import { isHeaderSafeUrl } from '../core/link-urls'
 import { instantOf } from './release-dates'
 import { everySubschema } from '../core/subschemas'
+
+/** True for a URL that can stand inside `<…>` in a `Link` header (RFC 8288): a version's lifecycle page, a field deprecation's page. */
+function isHeaderSafeUrl (value: unknown): value is string {
+  // Printable ASCII only (so no spaces), and none of the characters a URL must escape.
+  if (typeof value !== 'string' || value === '' || /[^\x21-\x7e]|["<>\\^`{|}]/.test(value)) return false
+  return value.startsWith('/') || URL.canParse(value)
+}
 
 /**
  * The value of a field's `deprecated` keyword when it says more than `true`: the deprecation's date (the

@@ -98,7 +98,7 @@ function lifecycleLink (version: Version): string | undefined {
 /** Adds the plugin's links (`<…>; rel="…"` joined by `, `) to a reply's `Link` header, each one it does not hold yet. */
 export function appendLink (current: unknown, link: string): string {
   const existing = Array.isArray(current) ? current.join(', ') : current === undefined || current === null ? '' : String(current)
-  // The plugin's URLs hold no '<' (../core/link-urls.ts): each of its links starts at a '<'.
+  // The plugin's URLs hold no '<' (../describe/field-deprecation.ts): each of its links starts at a '<'.
   const missing = link.split(/, (?=<)/).filter((one) => !existing.includes(one))
   return [...(existing === '' ? [] : [existing]), ...missing].join(', ')
 }
