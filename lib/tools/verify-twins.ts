@@ -122,14 +122,17 @@ export async function twinIssues (context: ReplayContext & { replayed: number },
   const result = await replayExample(context, { ...boundary.twin, required: new Map(), trail: twinTrail })
   if (result === undefined || !('body' in result)) return []
   const issues = oneIssues(context, boundary, { trail: twinTrail, sent })
-  return issues.length > 0 || boundary.sent === undefined ? issues : await defaultIssues(context, { ...boundary, sent: boundary.sent })
+  if (boundary.sent === undefined) return issues
+  const found = new Set(issues.map((issue) => `${issue.part}${issue.pointer}`))
+  return [...issues, ...await defaultIssues(context, { ...boundary, sent: boundary.sent }, found)]
 }
 
 /**
  * The issues of the `0`s of a request's query string and headers that arrive as another number `n` (at HEAD), where
- * the example replayed with `n` sent (one replay for all of them, where the version takes it) gives `n` again.
+ * the example replayed with `n` sent (one replay for all of them, where the version takes it) gives `n` again; but
+ * those of places `found` (by part and pointer), whose twins arrived as one.
  */
-async function defaultIssues (context: ReplayContext & { replayed: number }, boundary: ReplayedBoundary & { sent: () => Partial<Record<RequestPart, unknown>> }): Promise<ReplayIssue[]> {
+async function defaultIssues (context: ReplayContext & { replayed: number }, boundary: ReplayedBoundary & { sent: () => Partial<Record<RequestPart, unknown>> }, found: ReadonlySet<string>): Promise<ReplayIssue[]> {
   const data = boundary.sent()
   const places = new Map<TwinPart['part'], Set<string>>()
   for (const { part, numbers, expected } of boundary.parts) {
@@ -137,6 +140,7 @@ async function defaultIssues (context: ReplayContext & { replayed: number }, bou
     for (const place of expected.followedTo(0)) {
       const arrived = Number(valueAt(partAt(boundary.trail, 0, part), place.to))
       if (!place.sameType || !numbers.has(JSON.stringify(place.from)) || valueAt(expected.example, place.from) !== 0 || arrived === 0 || !Number.isFinite(arrived)) continue
+      if (found.has(`${part}${pointerOfPath(place.from)}`)) continue
       const changed = withValue(data[part], place.from, arrived)
       if (changed === data[part] || !takes(context, boundary.twin, { part, level: boundary.twin.level }, changed)) continue
       data[part] = changed

@@ -6,9 +6,9 @@
 import { test } from 'tap'
 import fc from 'fast-check'
 import { Type, type TSchema } from '@sinclair/typebox'
-import { ConvertRequestToNextVersionFor, schema, VersionChange, type RequestInfo } from '../../plugin'
+import { ConvertRequestToNextVersionFor, HeadVersion, schema, Version, VersionBundle, VersionChange, type RequestInfo } from '../../plugin'
 import { verify, type VerifyFindings } from '../../tools'
-import type { Teardown } from '../helpers/apps'
+import { versionedApp, type Teardown } from '../helpers/apps'
 import { appWith, summary } from '../helpers/verify-apps'
 
 type TextPart = 'querystring' | 'headers'
@@ -101,4 +101,40 @@ test('property: a 0 defaulted to any other page size is found; any other linear 
     const linear = summary(await renamedParameter(t, { type: Type.Number() }, (value: number) => value * scale + offset))
     return defaulted.length === 1 && defaulted[0].includes('lost querystring/limit') && linear.length === 0
   }), { numRuns: 12, seed: 154 })
+})
+
+test('through two renames, the default is blamed on the change writing it, for every version sending the 0; a list\'s numbers floored are found item by item', async (t) => {
+  const Page = Type.Object({ pageSize: Type.Optional(Limit), ids: Type.Optional(Type.Array(Type.Number())) }, { $id: 'Page' })
+  const query = (request: RequestInfo): Record<string, unknown> => request.queryParams as Record<string, unknown>
+  class LimitBecameSize extends VersionChange {
+    description = 'limit became size, codes became ids.'
+    instructionsToMigrateToPreviousVersion = [schema(Page).formerField('size').had({ name: 'limit' }), schema(Page).field('ids').had({ name: 'codes' })]
+
+    @ConvertRequestToNextVersionFor('/things', ['GET'])
+    up (request: RequestInfo) {
+      const { limit, codes, ...rest } = query(request) as { limit?: number, codes?: number[] }
+      request.queryParams = { ...rest, ...(limit === undefined ? {} : { size: limit }), ...(codes === undefined ? {} : { ids: codes.map(Math.floor) }) }
+    }
+  }
+  class SizeBecamePageSize extends VersionChange {
+    description = 'size became pageSize.'
+    instructionsToMigrateToPreviousVersion = [schema(Page).field('pageSize').had({ name: 'size' })]
+
+    @ConvertRequestToNextVersionFor('/things', ['GET'])
+    up (request: RequestInfo) {
+      const { size, ...rest } = query(request) as { size?: number }
+      request.queryParams = { ...rest, ...(size === undefined ? {} : { pageSize: size || 20 }) }
+    }
+  }
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2002-01-01', SizeBecamePageSize), new Version('2001-01-01', LimitBecameSize), new Version('2000-01-01')), async (api) => {
+    api.get('/things', { schema: { querystring: Page, response: { 200: Type.Object({ id: Type.String() }) } } }, async () => ({ id: 't1' }))
+  })
+  await app.ready()
+  const findings = await verify(app, { examples: 5 })
+  t.same(summary(findings).sort(), [
+    'GET /things 2000-01-01 request lost querystring/codes/* after LimitBecameSize (2001-01-01) by LimitBecameSize.up',
+    'GET /things 2000-01-01 request lost querystring/limit after SizeBecamePageSize (2002-01-01) by SizeBecamePageSize.up',
+    'GET /things 2001-01-01 request lost querystring/size after SizeBecamePageSize (2002-01-01) by SizeBecamePageSize.up'
+  ])
+  t.match(findings.find((finding) => finding.pointer === '/codes/*')?.message, /: (-?[\d.]+) and (-?[\d.]+) both arrive as -?\d+$/)
 })
