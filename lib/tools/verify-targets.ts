@@ -18,7 +18,7 @@ import { followedWithMoves } from './moved-values'
 import { generateExamples, type GeneratedExample, type GenerationOptions } from './example-generation'
 import { replayExample, type ReplayIssue, type Report, type Target, type Trail } from './verify-replay'
 import { verifyRoundTrip, verifyTripBack, type RequestSide, type ResponseTarget, type TripEnvironment } from './verify-trips'
-import { twinIssues } from './verify-twins'
+import { twinIssues, type TwinPart } from './verify-twins'
 import type { AlikeEnvironment } from './verify-retyped-alike'
 import { otherSentinels, type Expected } from './list-items'
 import { sharesFields } from './echo-response'
@@ -149,10 +149,10 @@ async function verifyRequests (env: VerifyEnvironment, at: { head: HeadRoute, be
   const derived = env.derived?.watch(head, behaviour, body)
   for (let index = 0; index < count; index++) {
     const picked = new Map(parts.map((part) => [part, (examples.get(part) as GeneratedExample[])[index % (examples.get(part) as GeneratedExample[]).length]] as const))
-    // The example's parts (with `twin`, its body's twin), cleaned as serving cleans them.
+    // The example's parts (with `twin`, their twins where they have one), cleaned as serving cleans them.
     const dataOf = (twin: boolean): Partial<Record<RequestPart, unknown>> => {
       const data: Partial<Record<RequestPart, unknown>> = {}
-      for (const [part, example] of picked) data[part] = copyJson(twin && part === 'body' ? example.twin?.value : example.value)
+      for (const [part, example] of picked) data[part] = copyJson(twin && example.twin !== undefined ? example.twin.value : example.value)
       for (const [part, clean] of plan.cleaners) if (typeof data[part] === 'object' && data[part] !== null) clean(data[part])
       return data
     }
@@ -167,16 +167,15 @@ async function verifyRequests (env: VerifyEnvironment, at: { head: HeadRoute, be
     // The converters change `data` in place: a finding shows the example as the client sent it (`sentParts`).
     const [data, sentParts] = [dataOf(false), dataOf(false)]
     const target: Target = { route, version: behaviour.version, direction: 'request', example: sentParts.body ?? sentParts.querystring ?? sentParts.headers }
+    // A finding on the headers or the query string shows them.
+    const reportOn = (issue: ReplayIssue): void => report(issue.part === 'headers' || issue.part === 'querystring' ? { ...target, example: sentParts[issue.part] } : target, lostMessage(issue, behaviour.version, 'HEAD'))
     const sent = trip === undefined ? undefined : { body: copyJson(data.body), headSchema: headBody as TSchema, trail: new Map() }
-    const twin = picked.get('body')?.twin
     const trail = sent?.trail ?? new Map()
     const replay = { data, required, formAt, steps: plan.requestSteps, method: behaviour.state.methods[0], level: behaviour.level, status: undefined, trail, mediaType: body === '' ? undefined : body }
     const result = await replayExample(env, replay)
     if (result === undefined) continue
     if (!('body' in result)) {
-      // A finding on the headers or the query string shows them.
-      const example = result.part === 'headers' || result.part === 'querystring' ? sentParts[result.part] : target.example
-      report({ ...target, example }, lostMessage(result, behaviour.version, 'HEAD'))
+      reportOn(result)
       continue
     }
     derived?.saw(result.body, sentParts.body)
@@ -185,11 +184,12 @@ async function verifyRequests (env: VerifyEnvironment, at: { head: HeadRoute, be
       const echo = { target: trip, headSchema: head.forms.responses[behaviour.level].schemas[tripKey as string], over: overs[index % overs.length]?.value, coverage: trips }
       await verifyRoundTrip(env, echo, sent, result.body)
     }
-    const expected = required.get('body')
-    if (expected === undefined) continue
-    const issues = env.alikeIssues({ level: behaviour.level, end: 0, body: dataOf(false).body, trail, expected }, 'body')
-    if (twin !== undefined) issues.push(...await twinIssues(env, { twin: { ...replay, data: dataOf(true), trail: undefined }, numbers: twin.numbers, expected, trail }))
-    for (const issue of issues) report(target, lostMessage(issue, behaviour.version, 'HEAD'))
+    const issues = required.has('body') ? env.alikeIssues({ level: behaviour.level, end: 0, body: dataOf(false).body, trail, expected: required.get('body') as Expected }, 'body') : []
+    // The parts holding numbers, each with its twin (the query string and headers as well as the body).
+    const twins = (['body', 'querystring', 'headers'] as const).flatMap((part) => [{ part, numbers: picked.get(part)?.twin?.numbers, expected: required.get(part) }])
+      .filter((found): found is TwinPart => found.numbers !== undefined && found.expected !== undefined)
+    if (twins.length > 0) issues.push(...await twinIssues(env, { twin: { ...replay, data: dataOf(true), trail: undefined }, parts: twins, trail, sent: () => dataOf(false) }))
+    issues.forEach(reportOn)
   }
   for (const issue of former.issues()) report({ route, version: behaviour.version, direction: 'request', example: undefined }, issue)
   for (const each of [coverage, trips, derived]) each?.done()
@@ -250,7 +250,7 @@ async function verifyResponseSchema (env: VerifyEnvironment, headSchema: TSchema
     if ('body' in result) {
       if (back !== undefined) await verifyTripBack(env, { target, request: back, coverage: tripsBack }, example, result.body)
       const issues = env.alikeIssues({ level: 0, end: target.level, body: example.value, trail, expected }, target.part)
-      if (example.twin !== undefined) issues.push(...await twinIssues(env, { twin: { ...replay, data: { body: example.twin.value }, trail: undefined }, numbers: example.twin.numbers, expected, trail }))
+      if (example.twin !== undefined) issues.push(...await twinIssues(env, { twin: { ...replay, data: { body: example.twin.value }, trail: undefined }, parts: [{ part: 'body', numbers: example.twin.numbers, expected }], trail }))
       for (const issue of issues) env.report({ route: target.route, version: target.version, direction: 'response', example: example.value }, lostMessage({ ...issue, part: target.part }, 'HEAD', target.version))
       continue
     }

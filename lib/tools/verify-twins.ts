@@ -6,22 +6,36 @@
  * written as a constant), an inverted one being no finding (./renamed-values.ts). A response may lose what its version's field cannot hold (a decimal for an
  * integer field: rounding is how it is shown), so a response's number is checked only where the field can hold
  * the difference. Numbers converted between units stay apart, and are no finding.
+ *
+ * A request's query string and headers have twins too (decision 0154), their values compared as the text Fastify
+ * coerces (`'20'` is `20`, `'true'` is `true`), where the level's schema takes the value sent there (a minimum of 1
+ * there, a `0` must become something else). There a `0` arriving as another number `n` is replayed once more with `n`
+ * sent: arriving as `n` again, the `0` was replaced by a default (`query.limit || 20`).
  * @module
  */
 import { copyJson } from '../serve/step-runner'
-import { pointerOfPath, schemaAt, valueAt, type FollowedValue, type RefResolver } from './data-flow'
+import { setOwn } from '../core/own-properties'
+import type { RequestPart } from '../routes/version-plan'
+import { pointerOfPath, schemaAt, valueAt, type FollowedValue, type PathKey, type RefResolver } from './data-flow'
 import { shown } from './value-comparison'
 import type { Expected } from './list-items'
 import { replayExample, type Replay, type ReplayContext, type ReplayIssue, type Trail } from './verify-replay'
 
-/** A boundary example whose replay reached its end: the replay of its twin, and of the example what was expected of its body and the body at each level. */
+/** A part of a boundary example holding numbers: the places of the numbers its twin moved, and what was expected of it. */
+export interface TwinPart {
+  readonly part: 'body' | 'querystring' | 'headers'
+  readonly numbers: ReadonlySet<string>
+  readonly expected: Expected
+}
+
+/** A boundary example whose replay reached its end: the replay of its twin, its parts holding numbers, the data of each level. */
 interface ReplayedBoundary {
   /** The example's replay, with the twin's data. */
   readonly twin: Replay
-  /** The places of the numbers the twin moved. */
-  readonly numbers: ReadonlySet<string>
-  readonly expected: Expected
+  readonly parts: readonly TwinPart[]
   readonly trail: Trail
+  /** For a request: the example's parts as the client sent them, a fresh copy on each call. */
+  readonly sent?: () => Partial<Record<RequestPart, unknown>>
 }
 
 /** The levels a replay reaches, in order: a request from the level below the version's up to HEAD, a response down from the latest version. */
@@ -35,39 +49,108 @@ function holdsIntegers (replay: Replay, resolveRef: RefResolver, at: { level: nu
   return replay.status !== undefined && schemaAt(replay.formAt('body', at.level), at.body, at.place.to, resolveRef)?.type === 'integer'
 }
 
+/** The data of part `part` at a level of a trail (a request's query string and headers as converters left them). */
+const partAt = (trail: Trail, level: number, part: TwinPart['part']): unknown => part === 'body' ? trail.get(level)?.body : trail.get(level)?.text?.[part]
+
+/** A copy of `data` with `value` at `path` (own properties set); `data` itself when the path leads nowhere. */
+function withValue (data: unknown, path: readonly PathKey[], value: unknown): unknown {
+  const copy = copyJson(data)
+  const holder = valueAt(copy, path.slice(0, -1))
+  if (typeof holder !== 'object' || holder === null || path.length === 0) return data
+  setOwn(holder as Record<PathKey, unknown>, path[path.length - 1], value)
+  return copy
+}
+
+/** True when part `part`'s schema at `level` takes `data` as Fastify takes text (coerced), checked on a copy. */
+function takes (context: ReplayContext, replay: Replay, at: { part: RequestPart, level: number }, data: unknown): boolean {
+  return (context.compileText ?? context.compile)(replay.formAt(at.part, at.level))(copyJson(data))
+}
+
+/** A query string's or header's scalar as text: `20` and `'20'` are one value (Fastify coerces the text). */
+const asText = (value: unknown): string => typeof value === 'string' ? value : JSON.stringify(value) ?? ''
+
 /**
- * Replays the twin of a boundary example whose replay reached its end, and returns the issues of the numbers whose
- * two values arrive as one, at the first level where any does (none when none does).
- * @example
- * ```ts
- * const issues = await twinIssues(env, { twin: { ...replay, data: { body: example.twin.value } }, numbers: example.twin.numbers, expected, trail })
- * ```
+ * The issues of the numbers (and renamed flags) of `parts` whose value and the value of `other`'s replay (whose
+ * data at each level `otherTrail` holds) arrive as one, at the first level where any does. `places` picks the places
+ * compared (by default the twin's numbers).
  */
-export async function twinIssues (context: ReplayContext & { replayed: number }, boundary: ReplayedBoundary): Promise<ReplayIssue[]> {
-  const { twin: replay, numbers, expected, trail } = boundary
-  const sent = copyJson(replay.data.body)
-  const twinTrail: Trail = new Map()
-  context.replayed++
-  const result = await replayExample(context, { ...replay, required: new Map(), trail: twinTrail })
-  if (result === undefined || !('body' in result)) return []
+function oneIssues (context: ReplayContext, boundary: ReplayedBoundary, other: { trail: Trail, sent: Partial<Record<RequestPart, unknown>>, places?: (part: TwinPart) => ReadonlySet<string> }): ReplayIssue[] {
+  const { twin: replay, parts, trail } = boundary
   for (const level of levelsOf(replay)) {
-    const body = trail.get(level)?.body
     const issues: ReplayIssue[] = []
-    for (const place of expected.followedTo(level)) {
-      if (!place.sameType || !numbers.has(JSON.stringify(place.from))) continue
-      const arrived = valueAt(body, place.to)
-      const other = valueAt(twinTrail.get(level)?.body, place.to)
-      // A flag's, only at a renamed field: a flag a field keeps may be written as the version shows it (a business rule).
-      if ((typeof arrived !== 'number' && (typeof arrived !== 'boolean' || place.kept !== 'twin')) || arrived !== other) continue
-      if (holdsIntegers(replay, context.resolveRef, { level, body, place })) continue
-      const value = valueAt(expected.example, place.from)
-      const ran = [...trail.get(level)?.converters ?? []]
-      const step = replay.status === undefined ? level : level - 1
-      const fix = `${ran.length === 0 ? 'The converters of that version change make' : `${ran.join(', ')} make${ran.length === 1 ? 's' : ''}`} two values one: ` +
-        (typeof arrived === 'boolean' ? 'carry the flag as it was set (or inverted), not a constant.' : 'convert them so that what a client tells apart stays apart (round, rather than floor or cut; keep a 0 a 0, rather than || a default).')
-      issues.push({ kind: 'lost', part: 'body', pointer: pointerOfPath(place.from), message: `${shown(value)} and ${shown(valueAt(sent, place.from))} both arrive as ${shown(arrived)}`, value, fix, converters: ran, step, reached: level })
+    for (const { part, numbers, expected } of parts) {
+      const body = partAt(trail, level, part)
+      const places = other.places?.({ part, numbers, expected }) ?? numbers
+      for (const place of expected.followedTo(level)) {
+        if (!place.sameType || !places.has(JSON.stringify(place.from))) continue
+        const value = valueAt(expected.example, place.from)
+        const [arrived, twin] = [valueAt(body, place.to), valueAt(partAt(other.trail, level, part), place.to)]
+        if (part === 'body') {
+          // A flag's, only at a renamed field: a flag a field keeps may be written as the version shows it (a business rule).
+          if ((typeof arrived !== 'number' && (typeof arrived !== 'boolean' || place.kept !== 'twin')) || arrived !== twin) continue
+          if (holdsIntegers(replay, context.resolveRef, { level, body, place })) continue
+        } else {
+          if ((typeof value !== 'number' && (typeof value !== 'boolean' || place.kept !== 'twin')) || arrived === undefined || asText(arrived) !== asText(twin)) continue
+          // A value the level cannot hold must become another: two may then become one.
+          if (!takes(context, replay, { part, level }, withValue(body, place.to, value))) continue
+        }
+        const ran = [...trail.get(level)?.converters ?? []]
+        const step = replay.status === undefined ? level : level - 1
+        const fix = `${ran.length === 0 ? 'The converters of that version change make' : `${ran.join(', ')} make${ran.length === 1 ? 's' : ''}`} two values one: ` +
+          (typeof value === 'boolean' ? 'carry the flag as it was set (or inverted), not a constant.' : 'convert them so that what a client tells apart stays apart (round, rather than floor or cut; keep a 0 a 0, rather than || a default).')
+        issues.push({ kind: 'lost', part, pointer: pointerOfPath(place.from), message: `${shown(value)} and ${shown(valueAt(other.sent[part], place.from))} both arrive as ${shown(arrived)}`, value, fix, converters: ran, step, reached: level })
+      }
     }
     if (issues.length > 0) return issues
   }
   return []
+}
+
+/**
+ * Replays the twin of a boundary example whose replay reached its end, and returns the issues of the numbers whose
+ * two values arrive as one, at the first level where any does (none when none does). For a request, a `0` of its
+ * query string or headers arriving as another number is then replayed with that number sent.
+ * @example
+ * ```ts
+ * const issues = await twinIssues(env, { twin: { ...replay, data: { body: example.twin.value } }, parts: [{ part: 'body', numbers: example.twin.numbers, expected }], trail })
+ * ```
+ */
+export async function twinIssues (context: ReplayContext & { replayed: number }, boundary: ReplayedBoundary): Promise<ReplayIssue[]> {
+  const sent = copyJson(boundary.twin.data) as Partial<Record<RequestPart, unknown>>
+  const twinTrail: Trail = new Map()
+  context.replayed++
+  const result = await replayExample(context, { ...boundary.twin, required: new Map(), trail: twinTrail })
+  if (result === undefined || !('body' in result)) return []
+  const issues = oneIssues(context, boundary, { trail: twinTrail, sent })
+  if (boundary.sent === undefined) return issues
+  const found = new Set(issues.map((issue) => `${issue.part}${issue.pointer}`))
+  return [...issues, ...await defaultIssues(context, { ...boundary, sent: boundary.sent }, found)]
+}
+
+/**
+ * The issues of the `0`s of a request's query string and headers that arrive as another number `n` (at HEAD), where
+ * the example replayed with `n` sent (one replay for all of them, where the version takes it) gives `n` again; but
+ * those of places `found` (by part and pointer), whose twins arrived as one.
+ */
+async function defaultIssues (context: ReplayContext & { replayed: number }, boundary: ReplayedBoundary & { sent: () => Partial<Record<RequestPart, unknown>> }, found: ReadonlySet<string>): Promise<ReplayIssue[]> {
+  const data = boundary.sent()
+  const places = new Map<TwinPart['part'], Set<string>>()
+  for (const { part, numbers, expected } of boundary.parts) {
+    if (part === 'body') continue
+    for (const place of expected.followedTo(0)) {
+      const arrived = Number(valueAt(partAt(boundary.trail, 0, part), place.to))
+      if (!place.sameType || !numbers.has(JSON.stringify(place.from)) || valueAt(expected.example, place.from) !== 0 || arrived === 0 || !Number.isFinite(arrived)) continue
+      if (found.has(`${part}${pointerOfPath(place.from)}`)) continue
+      const changed = withValue(data[part], place.from, arrived)
+      if (changed === data[part] || !takes(context, boundary.twin, { part, level: boundary.twin.level }, changed)) continue
+      data[part] = changed
+      places.set(part, (places.get(part) ?? new Set()).add(JSON.stringify(place.from)))
+    }
+  }
+  if (places.size === 0) return []
+  const trail: Trail = new Map()
+  context.replayed++
+  const result = await replayExample(context, { ...boundary.twin, data: copyJson(data) as Partial<Record<RequestPart, unknown>>, required: new Map(), trail })
+  if (result === undefined || !('body' in result)) return []
+  return oneIssues(context, boundary, { trail, sent: data, places: ({ part }) => places.get(part) ?? new Set() })
 }
