@@ -11,6 +11,11 @@ import {
 import { verify } from '../../tools'
 import type { Teardown } from '../helpers/apps'
 import { appWith, summary } from '../helpers/verify-apps'
+import { sentinelFor } from '../../lib/tools/boundary-strings'
+import { BOUNDARIES } from '../../lib/tools/boundary-values'
+import { generateExamples } from '../../lib/tools/example-generation'
+import Ajv from 'ajv'
+import addFormats from 'ajv-formats'
 
 type Convert = (value: any) => unknown
 
@@ -120,4 +125,124 @@ test('on a round trip, a field not renamed whose request converter changes its s
   for (const [name, type] of [['a string', Type.String()], ['an e-mail', Email], ['a short name', Short]] as const) {
     t.same(await converted(t, type, carried), [], `${name} carried whole`)
   }
+})
+
+test('a finding names the value sent and what arrived, the route, version, version change and converter', async (t) => {
+  const texts = async (type: TSchema, convert: Convert): Promise<string[]> => {
+    const Thing = Type.Object({ id: Type.String(), memo: type }, { $id: 'Thing' })
+    class NoteBecameMemo extends VersionChange {
+      description = 'note became memo.'
+      instructionsToMigrateToPreviousVersion = [schema(Thing).field('memo').had({ name: 'note' })]
+
+      @ConvertRequestToNextVersionFor(Thing)
+      up (request: RequestInfo) {
+        request.body.memo = convert(request.body.note)
+        delete request.body.note
+      }
+    }
+    const app = await appWith(t, NoteBecameMemo, (api) => {
+      api.post('/things', { schema: { body: Thing, response: { 201: Type.Object({ id: Type.String() }) } } }, async () => ({ id: 't1' }))
+    })
+    return (await verify(app, { examples: 1 })).map((finding) => finding.text)
+  }
+  const [trim, email, collapse] = [await texts(Type.String(), trimmed), await texts(Email, folded), await texts(Type.String(), collapsed)]
+  t.match(trim, [/^POST \/things \(2000-01-01\): request body\/note: the value at \/note in 2000-01-01 does not reach HEAD: ' zq\w+  Łódź 🙂zq\w+ ' arrives as 'zq\w+  Łódź 🙂zq\w+', its spaces changed; first wrong after NoteBecameMemo \(2001-01-01\), converters NoteBecameMemo\.up\. Make the converters carry the whole value/])
+  t.equal(trim.length, 1)
+  t.match(email, [/: 'ZQ\w+@example\.com' arrives as 'zq\w+@example\.com', its case changed; first wrong after NoteBecameMemo/])
+  t.match(collapse, [/: ' zq\w+  Łódź 🙂zq\w+ ' arrives as ' zq\w+ Łódź 🙂zq\w+ ', its spaces changed; /])
+})
+
+test('converters that split a name at a space and join it again, convert units or map an enum stay clean with padded and blank strings', async (t) => {
+  const Customer = Type.Object({
+    givenName: Type.String(),
+    familyName: Type.Optional(Type.String()),
+    weightKg: Type.Number(),
+    status: Type.Union([Type.Literal('active'), Type.Literal('closed')])
+  }, { $id: 'Customer' })
+  for (const at of ['first', 'last'] as const) {
+    class SplitName extends VersionChange {
+      description = `name is givenName and familyName, split at the ${at} space; weight in kilograms; status renamed.`
+      instructionsToMigrateToPreviousVersion = [
+        schema(Customer).field('givenName').had({ name: 'name' }),
+        schema(Customer).field('familyName').didntExist,
+        schema(Customer).field('weightKg').had({ name: 'weightLb' }),
+        schema(Customer).field('status').had({ type: Type.Union([Type.Literal('open'), Type.Literal('closed')]) })
+      ]
+
+      @ConvertRequestToNextVersionFor(Customer)
+      up (request: RequestInfo) {
+        const { name, weightLb, status, ...rest } = request.body as { name: string, weightLb: number, status: string }
+        const space = at === 'first' ? name.indexOf(' ') : name.lastIndexOf(' ')
+        const parts = space === -1 ? { givenName: name } : { givenName: name.slice(0, space), familyName: name.slice(space + 1) }
+        request.body = { ...rest, ...parts, weightKg: weightLb * 0.45359237, status: status === 'open' ? 'active' : status }
+      }
+
+      @ConvertResponseToPreviousVersionFor(Customer)
+      down (response: ResponseInfo) {
+        const { givenName, familyName, weightKg, status, ...rest } = response.body as { givenName: string, familyName?: string, weightKg: number, status: string }
+        response.body = { ...rest, name: familyName === undefined ? givenName : `${givenName} ${familyName}`, weightLb: weightKg / 0.45359237, status: status === 'active' ? 'open' : status }
+      }
+    }
+    // One way: a given name holding a space, joined and split again, is a trip back's finding (verify-lossy-converters).
+    const app = await appWith(t, SplitName, oneWay(Customer))
+    t.same(summary(await verify(app, { examples: 20 })), [], `split at the ${at} space`)
+  }
+})
+
+test('one way, a field not renamed may arrive trimmed or in another case (decision 0278); a renamed query parameter may not, a header is not sent padded', async (t) => {
+  t.same(await converted(t, Type.String(), trimmed, oneWay), [], 'memo.trim() on a field not renamed, no round trip')
+  t.same(await converted(t, Email, folded, oneWay), [], 'email.toLowerCase() on a field not renamed, no round trip')
+  for (const [part, name, found] of [['querystring', 'search', true], ['headers', 'x-search', false]] as const) {
+    const Search = Type.Object({ [name]: Type.Optional(Type.String()) }, { $id: `Search${part}` })
+    class SearchRenamed extends VersionChange {
+      description = 'the search parameter was renamed.'
+      instructionsToMigrateToPreviousVersion = [schema(Search).field(name).had({ name: `old-${name}` })]
+
+      @ConvertRequestToNextVersionFor('/things', ['GET'])
+      up (request: RequestInfo) {
+        const carrier = request[part === 'querystring' ? 'queryParams' : 'headers'] as Record<string, string | undefined>
+        const old = carrier[`old-${name}`]
+        if (old !== undefined) carrier[name] = old.trim()
+        delete carrier[`old-${name}`]
+      }
+    }
+    const app = await appWith(t, SearchRenamed, (api) => {
+      api.get('/things', { schema: { [part]: Search, response: { 200: Type.Object({ id: Type.String() }) } } }, async () => ({ id: 't1' }))
+    })
+    const findings = summary(await verify(app, { examples: 1 }))
+    t.same(findings, found ? [`GET /things 2000-01-01 request lost ${part}/old-${name} after SearchRenamed (2001-01-01) by SearchRenamed.up`] : [], part)
+  }
+})
+
+test('a padded e-mail the application\'s own format refuses is written in lower case; the boundary strings fit maxLength and minLength', async (t) => {
+  const email = { type: 'string', format: 'email' }
+  t.equal(sentinelFor(email, 1, 'padded'), 'ZQ000001@example.com')
+  t.equal(sentinelFor(email, 1, 'padded', () => /^[a-z0-9.]+@[a-z0-9.]+$/), 'zq000001@example.com', 'a format in lower case only')
+  t.equal(sentinelFor({ ...email, pattern: '^[a-z0-9]+@' }, 1, 'padded'), 'zq000001@example.com', 'a pattern in lower case only')
+  t.equal(sentinelFor({ type: 'string' }, 1, 'padded'), ' zq000001  Łódź 🙂zq000001 ')
+  t.equal(sentinelFor({ type: 'string', maxLength: 20 }, 1, 'padded'), ' zq000001  q000001 ')
+  t.equal(sentinelFor({ type: 'string', maxLength: 12 }, 1, 'padded'), 'zq000001', 'no room for a second word')
+  t.equal(sentinelFor({ type: 'string', minLength: 30 }, 1, 'padded'), ' zq000001  Łódź 🙂zq000001qqqq ', 'padded to minLength before its last space')
+  t.equal(sentinelFor({ type: 'string', maxLength: 20 }, 1, 'spaces'), 'zq000001 q000001')
+  t.equal(sentinelFor({ type: 'string' }, 1, 'blank'), '   ')
+  t.equal(sentinelFor({ type: 'string', minLength: 5 }, 1, 'blank'), '     ')
+  t.equal(sentinelFor({ type: 'string', maxLength: 1 }, 1, 'blank'), ' ')
+  t.equal(sentinelFor({ type: 'string', pattern: '^a+$' }, 1, 'padded'), undefined, 'a patterned string has no sentinel')
+})
+
+test('the padded and blank examples are the same whatever the seed, and validate against their schema', async (t) => {
+  const Form = Type.Object({ memo: Type.String(), email: Email, tags: Type.Array(Type.String(), { uniqueItems: true }), count: Type.Integer() })
+  const generated = (seed: number) => generateExamples(Form, { resolveRef: () => undefined, count: 3, seed })
+  const [first, other] = [generated(1), generated(2)]
+  t.same(first.slice(0, BOUNDARIES.length).map((example) => example.value), other.slice(0, BOUNDARIES.length).map((example) => example.value), 'the boundary examples do not depend on the seed')
+  const padded = first[BOUNDARIES.indexOf('padded')]
+  const blank = first[BOUNDARIES.indexOf('blank')]
+  t.match(padded.value, { memo: /^ zq\w+  Łódź 🙂zq\w+ $/, email: /^ZQ\w+@example\.com$/, tags: [/^ zq/] })
+  t.same(blank.value, { memo: '   ', email: 'zq000002@example.com', tags: ['   '], count: 101 })
+  t.same([...blank.sentinels.keys()], ['zq000002@example.com'], 'a blank string is no sentinel')
+  t.equal(padded.twin, undefined, 'no twin: the numbers are those of spaces')
+  const ajv = new Ajv({ strict: false })
+  addFormats(ajv)
+  const check = ajv.compile(Form)
+  for (const example of [padded, blank]) t.ok(check(example.value), JSON.stringify(check.errors))
 })
