@@ -1,14 +1,14 @@
 /**
  * The examples `verify` replays: first one example per boundary where converters lose data (./boundary-values.ts:
  * strings with spaces and non-ASCII letters, empty ones, long ones, padded with spaces or of spaces only, e-mails in
- * upper case; numbers with a fraction, negative, zero,
- * large; empty lists and records; `null` where allowed; every optional field present), then the random ones,
- * generated from a version's JSON Schema with fast-check (deterministic by seed), optional fields present and
- * absent, union members and array lengths varied, then every enum member sampling missed, then up to
- * {@link MAX_LITERAL_EXAMPLES} examples of the strings the converters compare against (./converter-literals.ts), each
- * in every string field whose schema accepts it (a list's first item only), optional fields present and lists not
- * empty. Every free string but an empty or blank one holds a unique sentinel (`zq0001a2`, a UUID, an e-mail, a URI… as the format asks), so
- * that `verify` can tell where each value arrives after the converters. fast-check is loaded when `verify` runs only.
+ * upper case; numbers with a fraction, negative, zero, large; empty lists and records; `null` where allowed; every
+ * optional field present), then the random ones, generated from a version's JSON Schema with fast-check
+ * (deterministic by seed), optional fields present and absent, union members and array lengths varied, then every
+ * enum member sampling missed, then up to {@link MAX_LITERAL_EXAMPLES} examples of the strings the converters compare
+ * against (./converter-literals.ts), each in every string field whose schema accepts it (a list's first item only),
+ * optional fields present and lists not empty. Every free string but an empty or blank one holds a unique sentinel
+ * (`zq0001a2`, a UUID, an e-mail, a URI… as the format asks: ./boundary-strings.ts), so that `verify` can tell where
+ * each value arrives after the converters. fast-check is loaded when `verify` runs only.
  * @module
  */
 import type * as FastCheck from 'fast-check'

@@ -49,8 +49,8 @@ export function keptField (schema: unknown, nodeOf: (schema: unknown) => JsonSch
 
 /**
  * A string as a sentinel is looked for in another: lower-cased, its runs of whitespace one space, none at its ends.
- * One way, a field's string may arrive so (a version that showed it so: decision 0278); a renamed field's ({@link keptChange}),
- * and a round trip's (./value-comparison.ts), may not.
+ * One way, a field's string may arrive so (split or joined at a space: decision 0278); a renamed field's
+ * ({@link keptChange}), and a round trip's (./value-comparison.ts), may not.
  * @example
  * ```ts
  * foldedText(' ZQ01  Łódź ') // 'zq01 łódź'
