@@ -15,7 +15,12 @@
  *   (`null` where allowed, `''`, `0`, `false`, `{}` or an object of its required fields only, a list of `minItems`):
  *   `['', 'zq000001 Łódź 🙂zq000001']`, `[[], [0, 19.99]]` (a converter's `filter(Boolean)` meets them); the last
  *   string, number or flag sent twice where the list takes duplicates (`new Set` meets it); a record's first entry
- *   bare too (./example-tokens.ts). Objects stay distinct (two entries with one key are one in a map).
+ *   bare too (./example-tokens.ts). Objects stay distinct (two entries with one key are one in a map);
+ * - `padded`: strings with a space at each end and two between words (` zq000001  Łódź 🙂zq000001 `), e-mails with an
+ *   upper-case local part (`ZQ000001@example.com`): a string trimmed, its spaces collapsed, its case folded;
+ * - `blank`: strings of spaces only (`'   '`): a whitespace-only memo made `''`.
+ * `padded` and `blank` hold the numbers and flags of `spaces`, without twins (./example-generation.ts), and lists
+ * of one item; their strings are written by ./boundary-strings.ts, with every other boundary's free strings.
  * A string with a `pattern` (no sentinel) that takes numbers written as text (an amount `'19.99'`, an id `'101'`) is
  * the boundary's number as text: `'19.99'`, `'0101'` (a leading zero; `'01111'` for digits of a fixed length, a zip
  * code `^[0-9]{5}$`), `'0.00'`, `'-4.35'`, past 2^53 for `large` (a converter parsing it meets what the numbers meet,
@@ -29,19 +34,13 @@ import { exampleOf, type JsonSchema } from '../values/examples'
 import { patternOf, type FormatPatterns } from '../values/string-examples'
 
 /** One boundary of the examples (see the module comment). */
-export type Boundary = 'spaces' | 'empty' | 'null' | 'negative' | 'large' | 'items'
+export type Boundary = 'spaces' | 'empty' | 'null' | 'negative' | 'large' | 'items' | 'padded' | 'blank'
 
 /** The boundaries, in the order their examples are replayed. */
-export const BOUNDARIES: readonly Boundary[] = ['spaces', 'empty', 'null', 'negative', 'large', 'items']
+export const BOUNDARIES: readonly Boundary[] = ['spaces', 'empty', 'null', 'negative', 'large', 'items', 'padded', 'blank']
 
 /** The keys of the entries generated for a record (`additionalProperties` or `patternProperties`): its entries are alike. */
 export const RECORD_KEYS: readonly string[] = ['extraOne', 'extraTwo']
-
-/** The words of a `spaces` string: its sentinel, letters beyond ASCII, an emoji (two UTF-16 units) before the sentinel again (a word of its own). */
-const spaced = (token: string): string => `${token} Łódź 🙂${token}`
-
-/** The length of a long string where the schema sets no `maxLength`. */
-const LONG = 1000
 
 /**
  * The range of a number schema: its lowest and highest values (infinite when unbounded) and the step between values
@@ -168,64 +167,6 @@ export function distinctItems<T> (items: readonly T[], keyOf: (item: T) => strin
 }
 
 /**
- * The string of a free string node at a boundary, built on its sentinel `token` (`zq000001`): `undefined` for an
- * empty string (`empty`, where the schema takes one), else the sentinel `verify` follows. Lengths count code points,
- * as JSON Schema does.
- * @example
- * ```ts
- * boundaryString({ type: 'string' }, 'spaces', 'zq000001') // 'zq000001 Łódź 🙂zq000001'
- * boundaryString({ type: 'string' }, 'empty', 'zq000001')  // undefined: ''
- * ```
- */
-function boundaryString (node: JsonSchema, boundary: Boundary | undefined, token: string): string | undefined {
-  const min = typeof node.minLength === 'number' ? node.minLength : 0
-  const max = typeof node.maxLength === 'number' ? node.maxLength : Infinity
-  if (boundary === 'empty' && min === 0) return undefined
-  const base = (boundary === 'spaces' || boundary === 'items') && [...spaced(token)].length <= max ? spaced(token) : token
-  const length = boundary === 'large' ? Math.max(min, Math.min(max, LONG)) : min
-  const extra = length - [...base].length
-  return extra > 0 ? base + 'q'.repeat(extra) : base
-}
-
-/** The sentinel of a string of `format` (`undefined` for a format without one). */
-function formatSentinel (format: unknown, count: number, base36: string): string | undefined {
-  switch (format) {
-    case 'uuid': return `00000000-0000-4000-8000-${count.toString(16).padStart(12, '0')}`
-    case 'email': return `zq${base36}@example.com`
-    case 'uri': case 'url': return `https://example.com/zq${base36}`
-    case 'hostname': return `zq${base36}.example.com`
-    case 'date-time': return new Date(Date.UTC(2001, 0, 1) + count * 60_000).toISOString()
-    default: return undefined
-  }
-}
-
-/**
- * A sentinel for a free string of `node`, the `count`-th of its example (`undefined` when its format, pattern or
- * length leaves no room for one: the string is then the field's example), at `boundary` for a boundary example (`''`
- * for an empty string: no sentinel). A format's sentinel (an e-mail, a UUID…) is kept only where the schema asks
- * nothing more of it: an e-mail its own pattern refuses (`@acme\.com$`), or longer than its `maxLength`, is no sentinel.
- * @example
- * ```ts
- * sentinelFor({ type: 'string', format: 'email' }, 1, undefined)                          // 'zq000001@example.com'
- * sentinelFor({ type: 'string', format: 'email', pattern: '@acme\\.com$' }, 1, undefined) // undefined
- * ```
- */
-export function sentinelFor (node: JsonSchema, count: number, boundary: Boundary | undefined): string | undefined {
-  const base36 = count.toString(36).padStart(6, '0')
-  const min = typeof node.minLength === 'number' ? node.minLength : 0
-  const max = typeof node.maxLength === 'number' ? node.maxLength : Infinity
-  if (node.format !== undefined) {
-    const made = formatSentinel(node.format, count, base36)
-    const patterned = typeof node.pattern === 'string' && patternOf(node)?.test(made ?? '') !== true
-    return made === undefined || patterned || made.length < min || made.length > max ? undefined : made
-  }
-  if (typeof node.pattern === 'string') return undefined
-  const token = `zq${base36}`
-  if (token.length > max) return boundary === 'empty' && node.minLength === undefined ? '' : undefined
-  return boundaryString(node, boundary, token) ?? ''
-}
-
-/**
  * Numbers written as text, by boundary, decimal before whole: what a patterned string takes first ({@link patternedText});
  * digits with a leading zero (a postcode `'02134'`) before those without, which a converter parsing them loses.
  */
@@ -235,7 +176,9 @@ const NUMERIC_TEXTS: Readonly<Record<Boundary, readonly string[]>> = {
   empty: ['0.00', '0'],
   null: [],
   negative: ['-4.35', '-101'],
-  large: ['2199023255553.51', '9007199254740993']
+  large: ['2199023255553.51', '9007199254740993'],
+  padded: [],
+  blank: []
 }
 
 /**

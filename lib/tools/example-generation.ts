@@ -1,13 +1,14 @@
 /**
  * The examples `verify` replays: first one example per boundary where converters lose data (./boundary-values.ts:
- * strings with spaces and non-ASCII letters, empty ones, long ones; numbers with a fraction, negative, zero,
- * large; empty lists and records; `null` where allowed; every optional field present), then the random ones,
- * generated from a version's JSON Schema with fast-check (deterministic by seed), optional fields present and
- * absent, union members and array lengths varied, then every enum member sampling missed, then up to
- * {@link MAX_LITERAL_EXAMPLES} examples of the strings the converters compare against (./converter-literals.ts), each
- * in every string field whose schema accepts it (a list's first item only), optional fields present and lists not
- * empty. Every free string holds a unique sentinel (`zq0001a2`, a UUID, an e-mail, a URI… as the format asks), so
- * that `verify` can tell where each value arrives after the converters. fast-check is loaded when `verify` runs only.
+ * strings with spaces and non-ASCII letters, empty ones, long ones, padded with spaces or of spaces only, e-mails in
+ * upper case; numbers with a fraction, negative, zero, large; empty lists and records; `null` where allowed; every
+ * optional field present), then the random ones, generated from a version's JSON Schema with fast-check
+ * (deterministic by seed), optional fields present and absent, union members and array lengths varied, then every
+ * enum member sampling missed, then up to {@link MAX_LITERAL_EXAMPLES} examples of the strings the converters compare
+ * against (./converter-literals.ts), each in every string field whose schema accepts it (a list's first item only),
+ * optional fields present and lists not empty. Every free string but an empty or blank one holds a unique sentinel
+ * (`zq0001a2`, a UUID, an e-mail, a URI… as the format asks: ./boundary-strings.ts), so that `verify` can tell where
+ * each value arrives after the converters. fast-check is loaded when `verify` runs only.
  * @module
  */
 import type * as FastCheck from 'fast-check'
@@ -18,7 +19,8 @@ import { typeOf, type JsonSchema } from '../values/examples'
 import { patternOf, type FormatPatterns } from '../values/string-examples'
 import { subschemasOf } from '../core/subschemas'
 import { asNode } from './data-flow'
-import { allowsNull, boundaryLength, boundaryNumber, BOUNDARIES, distinctItems, multipleOfStep, numberRange, RECORD_KEYS, sentinelFor, twinNumber, type Boundary } from './boundary-values'
+import { allowsNull, boundaryLength, boundaryNumber, BOUNDARIES, distinctItems, multipleOfStep, numberRange, RECORD_KEYS, twinNumber, type Boundary } from './boundary-values'
+import { sentinelFor } from './boundary-strings'
 import { kChoice, kLeaf, kNumber, kRepeat, materialize, type BoundaryNumber, type Choice, type Leaf, type Materialized } from './example-tokens'
 import type { TSchema } from '@sinclair/typebox'
 import { placesLiteral, MAX_LITERAL_EXAMPLES } from './converter-literals'
@@ -52,6 +54,9 @@ export interface GenerationOptions {
 
 /** Recursion deeper than this (through `$ref`s) stops generating optional parts. */
 const MAX_DEPTH = 12
+
+/** The boundaries whose examples are about strings: their numbers and flags (those of `spaces`) get no twin, replayed once. */
+const TWINLESS: ReadonlySet<Boundary> = new Set(['padded', 'blank'])
 
 /** Where an arbitrary is built: the schema and options, and the enum nodes met (for coverage). */
 interface Builder {
@@ -96,7 +101,7 @@ function numberArbitrary (builder: Builder, node: JsonSchema, integer: boolean):
   const { fc, boundary } = builder
   if (boundary !== undefined) {
     const value = boundaryNumber(node, integer, boundary.at, ++boundary.numbers)
-    return fc.constant({ [kNumber]: true, value, twin: twinNumber(node, integer, value) })
+    return fc.constant({ [kNumber]: true, value, twin: TWINLESS.has(boundary.at) ? value : twinNumber(node, integer, value) })
   }
   const range = numberRange(node, integer)
   const step = range.step === 0 ? 1 : range.step
@@ -189,7 +194,8 @@ function itemKey (): (item: unknown) => string {
     if (kChoice in value) return [(value as Choice).value]
     if (!(kLeaf in value)) return value
     const leaf = value as Leaf
-    return (sentinelFor(leaf[kLeaf], 1, leaf.boundary) ?? '') === '' ? leaf[kLeaf] : `free ${++free}`
+    // An empty or blank string holds no sentinel: two of one schema are alike.
+    return (sentinelFor(leaf[kLeaf], 1, leaf.boundary) ?? '').trim() === '' ? leaf[kLeaf] : `free ${++free}`
   }
   return (item) => JSON.stringify(item, keyOf)
 }
@@ -233,7 +239,7 @@ function arbitraryOf (builder: Builder, schema: unknown, depth: number): Arbitra
     case 'boolean': {
       // At a boundary, with the other flag for its twin (a renamed flag written as a constant makes the two one).
       const flag = builder.boundary !== undefined && builder.boundary.at !== 'empty' && builder.boundary.at !== 'null' && builder.boundary.at !== 'negative'
-      return builder.boundary === undefined ? fc.boolean() : fc.constant({ [kNumber]: true, value: flag, twin: !flag })
+      return builder.boundary === undefined ? fc.boolean() : fc.constant({ [kNumber]: true, value: flag, twin: TWINLESS.has(builder.boundary.at) ? flag : !flag })
     }
     case 'null': return fc.constant(null)
     case 'array': return arrayArbitrary(builder, node, depth)

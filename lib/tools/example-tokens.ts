@@ -9,7 +9,8 @@ import { pointerSegment } from '../core/json-schema'
 import { setOwn } from '../core/own-properties'
 import type { JsonSchema } from '../values/examples'
 import type { FormatPatterns } from '../values/string-examples'
-import { leafExample, patternedText, sentinelFor, type Boundary } from './boundary-values'
+import { leafExample, patternedText, type Boundary } from './boundary-values'
+import { sentinelFor } from './boundary-strings'
 
 /**
  * The keys of the tokens: a free string, a boundary number, an enum choice, a list whose last item is sent twice.
@@ -64,9 +65,10 @@ export function materialize (sampled: unknown, { sentinels, covered, numbers, tw
     if (kLeaf in value) {
       const node = (value as Leaf)[kLeaf]
       const { boundary } = value as Leaf
-      const sentinel = sentinelFor(node, ++count, boundary)
+      const sentinel = sentinelFor(node, ++count, boundary, formats)
       if (sentinel === undefined) return (boundary === undefined ? undefined : patternedText(node, boundary, leafExample(node, formats, leaves))) ?? leafExample(node, formats, leaves)
-      if (sentinel !== '') sentinels.set(sentinel, pointer)
+      // An empty or blank string is no sentinel: nothing tells where it arrives.
+      if (sentinel.trim() !== '') sentinels.set(sentinel, pointer)
       return sentinel
     }
     if (kChoice in value) {

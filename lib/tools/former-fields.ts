@@ -17,6 +17,7 @@ import { asNode, declaredChildren, fieldsAt, pointerOfPath, readingNode, valueAt
 import type { GeneratedExample } from './example-generation'
 import { changesHead, declaredRequest, otherValue, type FlippedExample, type HeadRequest } from './former-values'
 import { arrives, deliveredStrings } from './sentinel-arrival'
+import { foldedText } from './renamed-values'
 import type { Replay, ReplayContext, ReplayIssue, Trail } from './verify-replay'
 
 /** What the watch needs of a run: the replay context (with its count of replays), the generation, its steps. */
@@ -284,8 +285,8 @@ function partOf (part: RequestPart, at: { trail: Trail, sent: Partial<Record<Req
   return part === 'body' ? at.trail.get(level)?.body : at.trail.get(level)?.text?.[part as 'querystring' | 'headers']
 }
 
-/** True when one of `strings` is within a string of `data` (case aside). */
+/** True when one of `strings` is within a string of `data` (case and spaces aside). */
 function within (data: unknown, strings: readonly string[]): boolean {
-  const held = stringsIn(data).map((each) => each.toLowerCase())
+  const held = stringsIn(data).map(foldedText)
   return strings.some((text) => arrives(text, held))
 }

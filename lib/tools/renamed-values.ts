@@ -2,28 +2,30 @@
  * The values of a renamed field, for `verify` (docs/decisions/0270-a-renamed-value-arrives-whole-one-way.md). A
  * rename (`had({ name })`) with a type no instruction changes (`had({ type })`, an enum's members) may still come
  * with a conversion (pounds to kilograms, `enabled` to `disabled`, decision 0072), but one way as on a round trip it
- * loses nothing: a string of a `pattern` arrives unchanged, a free string in the case it was sent (it may be cut into
- * words or joined: a name split in two, ./sentinel-arrival.ts), a list of scalars with every item (`filter(Boolean)`,
+ * loses nothing: a string of a `pattern` arrives unchanged, a free string (or an e-mail) with the case and spaces it
+ * was sent with (not trimmed, collapsed or folded: decision 0278; it may be cut into words or joined: a name split in
+ * two, ./sentinel-arrival.ts), a list of scalars with every item (`filter(Boolean)`,
  * `slice(0, 10)` lose some), and a number or flag apart from its twin's (./verify-twins.ts: `qty || 1` makes `0` and
- * `1` one, a flag written `true` makes `false` and `true` one). A string of a `format` may be written otherwise (a
- * date-time in UTC), and is not compared.
+ * `1` one, a flag written `true` makes `false` and `true` one). A string of another `format` may be written otherwise
+ * (a date-time in UTC), and is not compared.
  * @module
  */
 import type { JsonSchema } from '../values/examples'
 
 /**
- * How a renamed field's value must arrive: `'text'` (a patterned string: unchanged), `'case'` (a free string: in the
- * case it was sent), `'twin'` (a number or flag: apart from its twin's), `'items'` (a list of scalars: every item).
+ * How a renamed field's value must arrive: `'text'` (a patterned string: unchanged), `'case'` (a free string or an
+ * e-mail: with the case and spaces it was sent with), `'twin'` (a number or flag: apart from its twin's), `'items'` (a list of scalars: every item).
  */
 export type Kept = 'text' | 'case' | 'twin' | 'items'
 
-/** How a scalar of a renamed field arrives: `'text'`, `'case'`, `'twin'`, or `undefined` (an enum, a `const`, a `format`, an object). */
+/** How a scalar of a renamed field arrives: `'text'`, `'case'`, `'twin'`, or `undefined` (an enum, a `const`, a `format` but `email`, an object). */
 function scalarKept (node: JsonSchema | undefined): Exclude<Kept, 'items'> | undefined {
   if (node === undefined || 'const' in node || Array.isArray(node.enum) || node.anyOf !== undefined || node.oneOf !== undefined) return undefined
   const types = (Array.isArray(node.type) ? node.type as unknown[] : [node.type]).filter((type) => type !== 'null')
   if (types.length !== 1) return undefined
   if (types[0] === 'number' || types[0] === 'integer' || types[0] === 'boolean') return 'twin'
-  if (types[0] !== 'string' || typeof node.format === 'string') return undefined
+  // An e-mail is kept in its case (a local part may differ by case alone); another format may be written otherwise.
+  if (types[0] !== 'string' || (typeof node.format === 'string' && node.format !== 'email')) return undefined
   return typeof node.pattern === 'string' ? 'text' : 'case'
 }
 
@@ -45,6 +47,31 @@ export function keptField (schema: unknown, nodeOf: (schema: unknown) => JsonSch
   return items === undefined ? {} : { kept: 'items' }
 }
 
+/**
+ * A string as a sentinel is looked for in another: lower-cased, its runs of whitespace one space, none at its ends.
+ * One way, a field's string may arrive so (split or joined at a space: decision 0278); a renamed field's
+ * ({@link keptChange}), and a round trip's (./value-comparison.ts), may not.
+ * @example
+ * ```ts
+ * foldedText(' ZQ01  Łódź ') // 'zq01 łódź'
+ * ```
+ */
+export function foldedText (text: string): string {
+  return text.toLowerCase().replace(/\s+/g, ' ').trim()
+}
+
+/**
+ * True when `arrived` is `value` with spaces lost, not one of the parts a name split at a space gives (the part
+ * before that space, or after it: `' Ada '` split at its last space gives `' Ada'`, `'   '` at its first gives `''`),
+ * nor `value` joined with an empty part (`'' + ' ' + ''`): trimmed, or its runs of spaces collapsed. A blank string
+ * made `''` is such a part too (one way it is not told from a split: a round trip tells it, decision 0278).
+ */
+function spacesLost (value: string, arrived: string): boolean {
+  if (arrived.length >= value.length) return false
+  const before = value.startsWith(arrived) && value[arrived.length] === ' '
+  return !before && !(value.endsWith(arrived) && value[value.length - arrived.length - 1] === ' ')
+}
+
 /** A scalar as it is compared: a query string's or header's text and the number it stands for are one. */
 const asText = (value: unknown): string => typeof value === 'string' ? value : JSON.stringify(value)
 
@@ -55,15 +82,18 @@ const asText = (value: unknown): string => typeof value === 'string' ? value : J
  * ```ts
  * keptChange('text', '19.99', '19', shown)             // "arrives as '19'"
  * keptChange('case', 'Łódź', 'łódź', shown)            // "arrives as 'łódź', its case changed"
+ * keptChange('case', ' memo ', 'memo', shown)          // "arrives as 'memo', its spaces changed"
  * keptChange('items', [0, 19.99], [19.99], shown)      // 'arrives as [19.99], without 0 (1 of its 2 items)'
  * ```
  */
 export function keptChange (kept: Kept, value: unknown, arrived: unknown, show: (value: unknown) => string): string | undefined {
   if (value === null || arrived === null || arrived === undefined || kept === 'twin') return undefined
   if (kept === 'case') {
-    return typeof value === 'string' && typeof arrived === 'string' && value !== arrived && value.toLowerCase() === arrived.toLowerCase()
-      ? `arrives as ${show(arrived)}, its case changed`
-      : undefined
+    if (typeof value !== 'string' || typeof arrived !== 'string' || value === arrived || foldedText(value) !== foldedText(arrived)) return undefined
+    const spaces = value.toLowerCase() !== arrived.toLowerCase()
+    if (spaces && !spacesLost(value.toLowerCase(), arrived.toLowerCase())) return undefined
+    const changed = spaces && value.replace(/\s+/g, ' ').trim() !== arrived.replace(/\s+/g, ' ').trim() ? 'case and spaces' : spaces ? 'spaces' : 'case'
+    return `arrives as ${show(arrived)}, its ${changed} changed`
   }
   if (kept === 'text') return typeof value !== 'string' || asText(value) === asText(arrived) ? undefined : `arrives as ${show(arrived)}`
   if (!Array.isArray(value) || !Array.isArray(arrived) || value.length === arrived.length) return undefined

@@ -5,9 +5,10 @@
  * @module
  */
 import { asNode, declaredChildren, readingNode, type PathKey, type RefResolver } from './data-flow'
+import { foldedText } from './renamed-values'
 
 /**
- * The strings a body delivers under the fields `schema` declares (lower-cased): what a handler typed by the schema
+ * The strings a body delivers under the fields `schema` declares ({@link foldedText}): what a handler typed by the schema
  * reads, or what the serializer of a response sends. Walked with an explicit stack (deep bodies are fine).
  */
 export function deliveredStrings (schema: unknown, data: unknown, resolveRef: RefResolver): string[] {
@@ -16,7 +17,7 @@ export function deliveredStrings (schema: unknown, data: unknown, resolveRef: Re
   while (stack.length > 0) {
     const [rawSchema, value] = stack.pop() as [unknown, unknown]
     const bare = asNode(rawSchema, resolveRef)
-    if (typeof value === 'string') found.push(value.toLowerCase())
+    if (typeof value === 'string') found.push(foldedText(value))
     if (bare === undefined || rawSchema === true) continue
     const node = readingNode(bare, value, resolveRef)
     if (Array.isArray(node.allOf)) for (const part of node.allOf as unknown[]) stack.push([part, value])
@@ -28,16 +29,18 @@ export function deliveredStrings (schema: unknown, data: unknown, resolveRef: Re
 }
 
 /**
- * True when a sentinel is among the delivered strings: contained in one (converters may join values), or, `byWords`,
- * each of its words a word of one (a converter may split a name into given and family names).
+ * True when a sentinel is among the delivered strings ({@link foldedText}, as {@link deliveredStrings} gives them):
+ * contained in one (converters may join values), or, `byWords`, each of its words a word of one (a converter may
+ * split a name into given and family names).
  * @example
  * ```ts
  * arrives('zq01 Łódź 🙂zq01', ['zq01', 'łódź 🙂zq01'], true) // true
+ * arrives(' zq01  Łódź ', ['zq01 łódź'])                      // true: trimmed, as a version may show it
  * arrives('zq01 Łódź 🙂zq01', ['zq01'], true)                // false: a name cut at its first space
  * ```
  */
 export function arrives (sentinel: string, delivered: readonly string[], byWords = false): boolean {
-  const wanted = sentinel.toLowerCase()
+  const wanted = foldedText(sentinel)
   if (delivered.some((text) => text.includes(wanted))) return true
   if (!byWords || !wanted.includes(' ')) return false
   const words = new Set(delivered.flatMap((text) => text.split(' ')))
@@ -93,7 +96,7 @@ export function spoiltStrings (delivered: readonly string[]): string[] {
  * ```
  */
 export function artefactBeside (sentinel: string, spoilt: readonly string[]): string | undefined {
-  const wanted = sentinel.toLowerCase()
+  const wanted = foldedText(sentinel)
   for (const text of spoilt) {
     if (text.length === wanted.length || !text.includes(wanted)) continue
     const found = ARTEFACT.exec(text.replaceAll(wanted, ' '))
