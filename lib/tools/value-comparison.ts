@@ -77,14 +77,18 @@ function listsAlike (example: unknown, data: unknown, at: FollowedValue): boolea
 }
 
 /**
- * True when `value` arrives at the same place in some item of the lists on the way (a converter reordered a list: a
- * page shown oldest first puts another item at each index, which may be another union member).
+ * How many of the items of the lists on the way hold something at `path` (`null` counted only with `nulls`): where a
+ * converter reordered a list (a page shown oldest first), a value missing at one index arrived at another, and as many
+ * items hold it on both sides.
  */
-function inAnyItem (value: unknown, data: unknown, path: readonly PathKey[]): boolean {
+function itemsHolding (data: unknown, path: readonly PathKey[], nulls: boolean): number {
   const place = path.findIndex((key) => typeof key === 'number')
-  if (place === -1) return sameValue(valueAt(data, path), value)
+  if (place === -1) {
+    const value = valueAt(data, path)
+    return value === undefined || (value === null && !nulls) ? 0 : 1
+  }
   const list = valueAt(data, path.slice(0, place))
-  return Array.isArray(list) && list.some((item) => inAnyItem(value, item, path.slice(place + 1)))
+  return Array.isArray(list) ? list.reduce((count: number, item) => count + itemsHolding(item, path.slice(place + 1), nulls), 0) : 0
 }
 
 /** True when `arrived` keeps some of the keys of `value` (an object) and none of the fields the other side declares there. */
@@ -120,7 +124,8 @@ export function droppedValues (followed: readonly FollowedValue[], example: unkn
     const value = valueAt(example, at.from)
     if (value === undefined || (!at.sameType && nothingToShow(value)) || (value === null && at.nullOnly === true)) continue
     const arrived = valueAt(data, at.to)
-    if ((arrived === undefined || arrived === null) && at.to.some((key) => typeof key === 'number') && inAnyItem(value, data, at.to)) continue
+    if ((arrived === undefined || arrived === null) && at.to.some((key) => typeof key === 'number') &&
+      itemsHolding(data, at.to, arrived === undefined) >= itemsHolding(example, at.from, arrived === undefined)) continue
     if (arrived === undefined) dropped.push({ at, value, became: 'is dropped', ...movedFix(at) })
     else if (at.fieldsThere !== undefined && inItsOwnShape(value, arrived, at.fieldsThere)) {
       dropped.push({ at, value, became: `arrives in its own shape, holding none of the fields the schema there declares (${at.fieldsThere.join(', ')})`, fix: 'Reshape it in a converter (a wrapper added or removed, fields nested or flattened): as it is, its values are not where the version reads them.' })
