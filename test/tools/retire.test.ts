@@ -36,7 +36,7 @@ function cli (args: string[]): Promise<Run> {
 
 const NO_SUNSET = (version: string): string => `note: ${version} has no sunsetAt: its clients were never told when it ends (no Sunset header); retire does not refuse it for that.\n`
 
-// The examples replayed: 20 random ones and 5 boundary ones (verify's boundaries come first) per route, version and direction.
+// The examples replayed: 20 random ones and the boundary ones (verify's boundaries come first) per route, version and direction.
 test('retire 2000-01-01 on the example: its Version, its change and both converters; check and verify at 0 on 2002 + 2001', async (t) => {
   const result = await cli(['retire', example, '--version', '2000-01-01', '--examples', '20'])
   t.equal(result.code, 0, result.stderr)
