@@ -6,8 +6,10 @@
  * THRESHOLD % of the mistakes. The score and every miss are printed (`npm run mutation-score` prints the same).
  */
 import t, { test } from 'tap'
+import Fastify, { type FastifyInstance } from 'fastify'
 import { join } from 'node:path'
 import { allowed, corpus } from './fixtures/mutations'
+import { compiled, shareCompiledSchemas } from './helpers/compiled-schemas'
 import { measureCorpus, measureOne, mutantsFolder, mutantTypeErrors, scoreOf, scoreReport, unwitnessed, writeMutant, type Mistake, type Verdict } from './helpers/mutation-harness'
 
 // The score measured on 2026-11-28, once check compared webhooks, QUERY routes, headers and the default version, and
@@ -157,6 +159,33 @@ test('a mistake no client would notice is a defect of the corpus: its witness sh
   const verdict = await measureOne('users', harmless, { base, examples: 5, witness: true })
   t.equal(verdict.caughtBy, undefined, 'nothing to catch')
   t.same(await unwitnessed([verdict], base), ['users/comment-reworded'])
+})
+
+test('the apps share a validator of a schema holding $id or $ref only with apps that compiled the same schemas before it', async (t) => {
+  // Ajv told to keep the $ids it compiles (Fastify's default does not): /pair's `$ref` then resolves to the $id
+  // /thing's schema declared, and its one text means another validator in each app.
+  const appOf = async (type: string, share: boolean): Promise<FastifyInstance> => {
+    const app = Fastify({ ajv: { customOptions: { addUsedSchema: true } } })
+    app.post('/thing', { schema: { body: { $id: 'SharedHistoryThing', type: 'object', properties: { a: { type } } } } }, async () => 'ok')
+    app.post('/pair', { schema: { body: { type: 'object', properties: { thing: { $ref: 'SharedHistoryThing#' } } } } }, async () => 'ok')
+    if (share) shareCompiledSchemas(app)
+    await app.ready()
+    return app
+  }
+  const answer = async (app: FastifyInstance): Promise<number> => {
+    try {
+      return (await app.inject({ method: 'POST', url: '/pair', payload: { thing: { a: 'x' } } })).statusCode
+    } finally {
+      await app.close()
+    }
+  }
+  for (const [round, type] of ['string', 'number', 'string', 'number'].entries()) {
+    const before = { ...compiled }
+    const shared = await answer(await appOf(type, true))
+    t.equal(shared, await answer(await appOf(type, false)), `a ${type} app answers as its own compiler would (${shared})`)
+    if (round === 1) t.equal(compiled.own - before.own, 2, 'the number app compiles both schemas: the first differs, and so the history of the second')
+    if (round >= 2) t.same([compiled.own - before.own, compiled.shared - before.shared], [0, 2], `the second ${type} app compiles nothing`)
+  }
 })
 
 test('the report: the score, by kind and by tool, and every miss with what an old client sees', async (t) => {

@@ -3,12 +3,16 @@
  * schema's JSON text: the mutation score starts about 400 apps of two example apps, and compiled the same schemas
  * (Ajv, fast-json-stringify) in each, which bought nothing its assertions read (docs/benchmarks.md, seventeenth session).
  *
- * Only what is a pure function of its JSON text is shared: a schema with no `$id` and no `$ref` (nothing to resolve
- * against the app's shared schemas), made of plain JSON values (no function, no `undefined`, no class instance: such
- * a schema is compiled by the app's own compiler, as Fastify does), compiled with options given as plain JSON, in an
- * app with no shared schemas. The rest goes to the app's own compiler, unchanged. The compiled functions are Ajv's and
- * fast-json-stringify's, for the same schema text and options: the ones the app would have compiled itself.
+ * Only what is a pure function of its inputs is shared, in an app with no shared schemas whose compiler options are
+ * plain JSON, for a schema made of plain JSON values (no function, no `undefined`, no class instance: such a schema
+ * is compiled by the app's own compiler, as Fastify does). A serializer, and a validator of a schema with no `$id` and
+ * no `$ref`, is a function of the schema's text and the options. A validator of a schema holding an `$id` or a `$ref`
+ * also depends on what the app's Ajv instance compiled before it (the `$id`s it keeps): it is shared only with an app
+ * that compiled the same such schemas, in the same order, before it (a history, below). The rest goes to the app's
+ * own compiler, unchanged. The compiled functions are Ajv's and fast-json-stringify's, for the same inputs: the ones
+ * the app would have compiled itself.
  */
+import { createHash } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 
 /** What Fastify hands a compiler: the route's schema (and more, which the default compilers do not read). */
@@ -44,7 +48,7 @@ function jsonText (value: unknown, references: boolean): string | undefined {
 }
 
 /** A builder whose compilers answer from `cache` what is a pure function of the schema's text, else compile as `own`'s. */
-function sharing (own: Builder, cache: Map<string, unknown>, kind: string, references: boolean): Builder {
+function sharing (own: Builder, cache: Map<string, unknown>, kind: string, references: boolean, histories?: Map<string, History>): Builder {
   return (externalSchemas, options) => {
     let compile: Compile | undefined
     const ownCompile = (route: RouteSchema): unknown => (compile ??= own(externalSchemas, options))(route)
@@ -53,6 +57,7 @@ function sharing (own: Builder, cache: Map<string, unknown>, kind: string, refer
     return (route) => {
       const text = prefix === undefined ? undefined : jsonText(route.schema, references)
       if (text === undefined) {
+        if (prefix !== undefined && histories !== undefined) return throughHistory(historyOf(histories, prefix), route, ownCompile)
         compiled.own++
         return ownCompile(route)
       }
@@ -66,6 +71,75 @@ function sharing (own: Builder, cache: Map<string, unknown>, kind: string, refer
       }
       return done
     }
+  }
+}
+
+/**
+ * What one app's Ajv instance was asked to compile of the schemas holding an `$id` or a `$ref`, in order. Ajv keeps
+ * each `$id` it compiles, and resolves a later `$ref` against them: the function compiled for such a schema is a pure
+ * function of the app's options and of every such schema compiled before it in the same instance (their texts, and
+ * which of them were the same object). Fastify's pool gives the contexts of one app that have no shared schemas one
+ * instance (their options are the app's), so an app holds one history per options text.
+ */
+interface History {
+  /** A digest of the options and of every schema asked so far: its text, and where the same object was first asked. */
+  key: string
+  readonly asked: RouteSchema[]
+  readonly firstAsked: Map<unknown, number>
+  /** How many of `asked` the app's own instance has compiled (the cache answered the rest). */
+  done: number
+  /** Set by a schema that is not plain JSON, or a compilation that threw: the app's own instance answers from then on. */
+  own: boolean
+}
+
+/** The functions compiled for schemas holding an `$id` or a `$ref`, by the digest of their app's history up to them. */
+const afterHistory = new Map<string, unknown>()
+
+function digest (text: string): string {
+  return createHash('sha256').update(text).digest('base64')
+}
+
+/** The history of the app's instance for the options `prefix` (`apps`: the app's histories). */
+function historyOf (apps: Map<string, History>, prefix: string): History {
+  let history = apps.get(prefix)
+  if (history === undefined) apps.set(prefix, history = { key: digest(prefix), asked: [], firstAsked: new Map(), done: 0, own: false })
+  return history
+}
+
+/**
+ * Answers `route` (a schema holding an `$id` or a `$ref`, or one that is not plain JSON) from the cache when an app
+ * with the same history compiled it. Else the app's own instance first compiles what the cache answered before, so
+ * that it holds what it would hold had it compiled everything itself, then `route`.
+ */
+function throughHistory (history: History, route: RouteSchema, ownCompile: Compile): unknown {
+  const text = history.own ? undefined : jsonText(route.schema, true)
+  if (text !== undefined) {
+    const first = history.firstAsked.get(route.schema) ?? history.asked.length
+    if (first === history.asked.length) history.firstAsked.set(route.schema, first)
+    history.key = digest(`${history.key}\0${first}\0${text}`)
+    history.asked.push(route)
+    const known = afterHistory.get(history.key)
+    if (known !== undefined) {
+      compiled.shared++
+      return known
+    }
+  } else {
+    history.own = true
+  }
+  try {
+    for (; history.done < history.asked.length - (text === undefined ? 0 : 1); history.done++) {
+      compiled.own++
+      ownCompile(history.asked[history.done])
+    }
+    compiled.own++
+    const done = ownCompile(route)
+    if (text !== undefined) afterHistory.set(history.key, done)
+    return done
+  } catch (error) {
+    history.own = true
+    throw error
+  } finally {
+    history.done = history.asked.length
   }
 }
 
@@ -86,6 +160,6 @@ export function shareCompiledSchemas (app: FastifyInstance): void {
   if (typeof factory?.buildValidator !== 'function' || typeof factory.buildSerializer !== 'function') {
     throw new Error('Fastify\'s schema controller has no compilersFactory: update test/helpers/compiled-schemas.ts')
   }
-  factory.buildValidator = sharing(factory.buildValidator, validators, 'validator', false)
+  factory.buildValidator = sharing(factory.buildValidator, validators, 'validator', false, new Map())
   factory.buildSerializer = sharing(factory.buildSerializer, serializers, 'serializer', true)
 }
