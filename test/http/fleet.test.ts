@@ -1,0 +1,188 @@
+/**
+ * A fleet during a rolling deploy: several instances of build N and of build N+1 (which adds 2027-01-01, released at
+ * an instant, with a version change) behind a round-robin balancer, over real HTTP, each instance with its own clock
+ * a few hundred milliseconds off the others'. What a client sees before, at and after the instant; documents, pages
+ * and their ETags across instances and builds; accounts pinned to the new version; brownouts; webhooks rendered by
+ * either build.
+ */
+import { test } from 'tap'
+import { Type } from '@sinclair/typebox'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { Version, VersionBundle, VersionPicker, type VersionLifecycle } from '../../plugin'
+import { versionedApp, type Teardown } from '../helpers/apps'
+import { listen } from '../helpers/http-apps'
+import { fullNameWasNameInResponses } from '../helpers/version-changes'
+
+/** The instant 2027-01-01 is released at, in build N+1. */
+const RELEASE = Date.parse('2027-01-01T09:00:00Z')
+/** The most any instance's clock is off the true time. */
+const SKEW = 400
+/** A brownout of 2026-01-01, after the release (both builds have it). */
+const BROWNOUT = { start: '2027-01-05T14:00:00Z', end: '2027-01-05T15:00:00Z' }
+
+/** Build N's HEAD user has `name`; build N+1's has `fullName` (2026-06-01 and older had `name`). */
+const UserN = Type.Object({ id: Type.String(), name: Type.String() }, { $id: 'User' })
+const UserN1 = Type.Object({ id: Type.String(), fullName: Type.String() }, { $id: 'User' })
+
+/** The accounts and the version each is pinned to: `acct_early` was pinned to 2027-01-01 before its instant. */
+const PINS: Record<string, string> = { acct_early: '2027-01-01', acct_old: '2026-01-01', acct_mid: '2026-06-01' }
+
+class AccountPicker extends VersionPicker {
+  override pick (request: FastifyRequest): string | undefined {
+    return this.requested(request) ?? PINS[String(request.headers.authorization)]
+  }
+}
+
+const OLDEST: VersionLifecycle = { deprecatedAt: '2026-06-01', sunsetAt: '2027-06-01', afterSunset: 'gone', brownouts: [BROWNOUT] }
+
+/** The versions of a build: N serves 2026-06-01 and 2026-01-01; N+1 adds 2027-01-01 (users' `name` became `fullName`). */
+function bundleOf (build: 'N' | 'N+1'): VersionBundle {
+  const older = [new Version('2026-06-01'), new Version('2026-01-01', OLDEST)]
+  return build === 'N'
+    ? new VersionBundle(...older)
+    : new VersionBundle(new Version('2027-01-01', fullNameWasNameInResponses(UserN1), { releasedAt: new Date(RELEASE).toISOString() }), ...older)
+}
+
+/** One instance of a build, listening on its own port, its clock `skew` ms off the fleet's true time. */
+interface Instance {
+  readonly build: 'N' | 'N+1'
+  readonly skew: number
+  readonly app: FastifyInstance
+  readonly url: string
+}
+
+/** The fleet's true time: every instance reads it plus its own skew. */
+const fleet = { time: RELEASE - 3_600_000 }
+
+async function instance (t: Teardown, build: 'N' | 'N+1', skew: number): Promise<Instance> {
+  const app = await versionedApp(t, bundleOf(build), async (api) => {
+    api.get('/users/:id', { schema: { response: { 200: build === 'N' ? UserN : UserN1 } } },
+      async (request) => build === 'N'
+        ? { id: (request.params as { id: string }).id, name: 'Ada Lovelace' }
+        : { id: (request.params as { id: string }).id, fullName: 'Ada Lovelace' })
+  }, {
+    versioner: { now: () => fleet.time + skew, versionPicker: AccountPicker, clientId: (request) => request.headers.authorization },
+    beforeRoutes: (app) => { app.versioner.webhooks.add({ name: 'user.updated', body: build === 'N' ? UserN : UserN1 }) }
+  })
+  await app.ready()
+  return { build, skew, app, url: await listen(app) }
+}
+
+/** What a client sees of an answer: status, headers but `date`, and the body text. */
+interface Seen {
+  readonly status: number
+  readonly headers: Record<string, string>
+  readonly body: string
+}
+
+async function get (target: Instance, path: string, headers: Record<string, string> = {}): Promise<Seen> {
+  const response = await fetch(target.url + path, { headers })
+  const seen: Record<string, string> = {}
+  response.headers.forEach((value, name) => { if (name !== 'date' && name !== 'keep-alive' && name !== 'connection') seen[name] = value })
+  return { status: response.status, headers: seen, body: await response.text() }
+}
+
+/** The requests clients of every version send, with and without a version, pinned or not. */
+const CLIENTS: ReadonlyArray<Record<string, string>> = [
+  { 'x-api-version': '2027-01-01' },
+  { 'x-api-version': '2027-03-01' },
+  { 'x-api-version': '2026-06-01' },
+  { 'x-api-version': '2026-01-01' },
+  { 'x-api-version': '2026-08-01' },
+  { 'x-api-version': '2025-01-01' },
+  { 'x-api-version': 'soon' },
+  { 'x-api-version': '2027-01-01.beta' },
+  {},
+  { authorization: 'acct_early' },
+  { authorization: 'acct_old' },
+  { authorization: 'acct_mid' },
+  { authorization: 'acct_early', 'x-api-version': '2026-06-01' }
+]
+
+test('before the instant, every instance of either build answers every client byte for byte alike; from it (by its own clock) N+1 serves 2027-01-01', async (t) => {
+  const skews = [-SKEW, -150, 0, 170, SKEW]
+  const instances = [...await Promise.all(skews.map(async (skew) => await instance(t, 'N', skew))), ...await Promise.all(skews.map(async (skew) => await instance(t, 'N+1', skew)))]
+  for (const at of [RELEASE - 3_600_000, RELEASE - SKEW - 1]) {
+    fleet.time = at
+    for (const headers of CLIENTS) {
+      const answers = await Promise.all(instances.map(async (one) => JSON.stringify(await get(one, '/users/1', headers))))
+      t.equal(new Set(answers).size, 1, `${new Date(at).toISOString()} ${JSON.stringify(headers)}: one answer from the whole fleet`)
+    }
+  }
+  fleet.time = RELEASE + SKEW
+  for (const headers of CLIENTS) {
+    const answers = await Promise.all(instances.filter((one) => one.build === 'N+1').map(async (one) => JSON.stringify(await get(one, '/users/1', headers))))
+    t.equal(new Set(answers).size, 1, `after the instant, every N+1 instance answers ${JSON.stringify(headers)} alike`)
+  }
+})
+
+/** The documentation a CDN in front of the fleet keeps: documents, pages, the upgrade guide, the files pages load. */
+const DOCUMENTATION = [
+  '/openapi.json', '/openapi.json?version=2027-01-01', '/openapi.json?version=2026-06-01', '/openapi.json?version=2026-01-01',
+  '/openapi.json?version=2027-02-01', '/openapi.json?version=unversioned', '/docs', '/docs?version=2027-01-01', '/docs?version=2026-01-01',
+  '/redoc?version=2026-06-01', '/docs/upgrade?from=2026-01-01&to=2027-01-01', '/docs/upgrade?from=2026-01-01&to=2026-06-01&format=json',
+  '/changelog', '/docs/assets/docs.css', '/docs/assets/swagger-initializer.js', '/docs/assets/swagger-ui-bundle.js'
+]
+
+test('documentation: the same bytes and ETag on every instance of a build, 304 across instances and across builds exactly where the bytes are the same', async (t) => {
+  fleet.time = RELEASE - 60_000
+  const skews = [-SKEW, 0, SKEW]
+  const builds = { N: await Promise.all(skews.map(async (skew) => await instance(t, 'N', skew))), 'N+1': await Promise.all(skews.map(async (skew) => await instance(t, 'N+1', skew))) }
+  const fetchAll = async (): Promise<Map<string, Record<'N' | 'N+1', Seen>>> => {
+    const seen = new Map<string, Record<'N' | 'N+1', Seen>>()
+    for (const path of DOCUMENTATION) {
+      const byBuild: Partial<Record<'N' | 'N+1', Seen>> = {}
+      for (const build of ['N', 'N+1'] as const) {
+        const answers = await Promise.all(builds[build].map(async (one) => await get(one, path)))
+        t.equal(new Set(answers.map((answer) => JSON.stringify(answer))).size, 1, `${build} ${path}: one answer from every instance`)
+        byBuild[build] = answers[0]
+      }
+      seen.set(path, byBuild as Record<'N' | 'N+1', Seen>)
+    }
+    return seen
+  }
+  const before = await fetchAll()
+  for (const [path, { N, 'N+1': next }] of before) {
+    t.same(next, N, `before the instant, ${path} from N+1 is N's answer byte for byte (its ETag too): a cache sees no deploy`)
+  }
+  for (const [path, { N, 'N+1': next }] of before) {
+    const etag = N.headers.etag
+    if (etag === undefined) {
+      // The deprecated changelog is given no ETag (decision 0083).
+      t.ok(N.status !== 200 || path === '/changelog', `${path}: every 200 has an ETag`)
+      continue
+    }
+    t.match(N.headers['cache-control'], /no-cache/, `${path}: revalidated at each use`)
+    for (const build of ['N', 'N+1'] as const) {
+      for (const one of builds[build]) {
+        const revalidated = await get(one, path, { 'if-none-match': etag })
+        const same = (build === 'N' ? N : next).body === N.body
+        t.equal(revalidated.status, same ? 304 : 200, `${path}: N's ETag at an instance of ${build}: ${same ? '304' : '200, the bytes differ'}`)
+        if (same) {
+          t.equal(revalidated.body, '', `${path}: a 304 has no body`)
+          t.equal(revalidated.headers.etag, etag)
+          t.equal(revalidated.headers['cache-control'], N.headers['cache-control'])
+        }
+      }
+    }
+    if (next.body === N.body) t.equal(next.headers.etag, etag, `${path}: the same bytes in both builds, the same ETag`)
+    else t.not(next.headers.etag, etag, `${path}: other bytes, another ETag`)
+  }
+  const fingerprints = { N: builds.N.map((one) => one.app.versioner.fingerprint), 'N+1': builds['N+1'].map((one) => one.app.versioner.fingerprint) }
+  t.equal(new Set(fingerprints.N).size, 1, 'one fingerprint for every instance of N')
+  t.equal(new Set(fingerprints['N+1']).size, 1, 'one for every instance of N+1')
+  t.not(fingerprints.N[0], fingerprints['N+1'][0], 'the builds are told apart before the instant, when their answers are the same')
+
+  fleet.time = RELEASE + SKEW
+  t.same(builds['N+1'].map((one) => one.app.versioner.fingerprint), fingerprints['N+1'], 'the fingerprint counts the release to come: the same after the instant')
+  for (const path of DOCUMENTATION) {
+    const answers = await Promise.all(builds['N+1'].map(async (one) => await get(one, path)))
+    t.equal(new Set(answers.map((answer) => JSON.stringify(answer))).size, 1, `after the instant, N+1 ${path}: one answer from every instance`)
+    const earlier = before.get(path)?.['N+1']
+    if (earlier?.headers.etag === undefined) continue
+    const revalidated = await get(builds['N+1'][0], path, { 'if-none-match': earlier.headers.etag })
+    t.equal(revalidated.status, answers[0].body === earlier.body ? 304 : 200, `after the instant, ${path}: the ETag kept from before ${answers[0].body === earlier.body ? 'still matches' : 'is refused'}`)
+  }
+  const newest = await get(builds['N+1'][1], '/openapi.json')
+  t.equal(JSON.parse(newest.body).info.version, '2027-01-01', 'the newest document is 2027-01-01\'s from the instant')
+})
