@@ -6,6 +6,7 @@
  * either build.
  */
 import { test } from 'tap'
+import fc from 'fast-check'
 import { Type } from '@sinclair/typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { Version, VersionBundle, VersionPicker, type VersionLifecycle } from '../../plugin'
@@ -46,7 +47,8 @@ function bundleOf (build: 'N' | 'N+1'): VersionBundle {
 /** One instance of a build, listening on its own port, its clock `skew` ms off the fleet's true time. */
 interface Instance {
   readonly build: 'N' | 'N+1'
-  readonly skew: number
+  /** How far its clock is off (changed by the property tests). */
+  skew: number
   readonly app: FastifyInstance
   readonly url: string
 }
@@ -55,17 +57,19 @@ interface Instance {
 const fleet = { time: RELEASE - 3_600_000 }
 
 async function instance (t: Teardown, build: 'N' | 'N+1', skew: number): Promise<Instance> {
+  const clock = { skew }
   const app = await versionedApp(t, bundleOf(build), async (api) => {
     api.get('/users/:id', { schema: { response: { 200: build === 'N' ? UserN : UserN1 } } },
       async (request) => build === 'N'
         ? { id: (request.params as { id: string }).id, name: 'Ada Lovelace' }
         : { id: (request.params as { id: string }).id, fullName: 'Ada Lovelace' })
   }, {
-    versioner: { now: () => fleet.time + skew, versionPicker: AccountPicker, clientId: (request) => request.headers.authorization },
+    versioner: { now: () => fleet.time + clock.skew, versionPicker: AccountPicker, clientId: (request) => request.headers.authorization },
     beforeRoutes: (app) => { app.versioner.webhooks.add({ name: 'user.updated', body: build === 'N' ? UserN : UserN1 }) }
   })
   await app.ready()
-  return { build, skew, app, url: await listen(app) }
+  const url = await listen(app)
+  return Object.assign(clock, { build, app, url })
 }
 
 /** What a client sees of an answer: status, headers but `date`, and the body text. */
@@ -185,4 +189,51 @@ test('documentation: the same bytes and ETag on every instance of a build, 304 a
   }
   const newest = await get(builds['N+1'][1], '/openapi.json')
   t.equal(JSON.parse(newest.body).info.version, '2027-01-01', 'the newest document is 2027-01-01\'s from the instant')
+})
+
+/** The version an answer was served in, and the field its user's name is in (`fullName` only in 2027-01-01). */
+function shapeOf (seen: Seen): string {
+  return seen.status === 200 ? `${seen.headers['x-api-version']} ${Object.keys(JSON.parse(seen.body) as object).join(',')}` : String(seen.status)
+}
+
+test('skewed clocks, at random: each instance switches at the instant by its own clock; the fleet agrees outside the skew, and a brownout is the same 410 everywhere', async (t) => {
+  const instances = await Promise.all([-300, -100, 0, 100, 300].map(async (skew) => await instance(t, 'N+1', skew)))
+  const start = Date.parse(BROWNOUT.start)
+  const end = Date.parse(BROWNOUT.end)
+  const around = (instant: number): fc.Arbitrary<number> => fc.integer({ min: instant - 2 * SKEW, max: instant + 2 * SKEW })
+  await fc.assert(fc.asyncProperty(
+    fc.array(fc.integer({ min: -SKEW, max: SKEW }), { minLength: instances.length, maxLength: instances.length }),
+    fc.oneof(around(RELEASE), around(start), around(end)),
+    async (skews, time) => {
+      skews.forEach((skew, index) => { instances[index].skew = skew })
+      fleet.time = time
+      // A round-robin balancer: the same client, each request to the next instance.
+      for (const [index, one] of instances.entries()) {
+        const own = time + one.skew
+        const newest = shapeOf(await get(one, '/users/1', { 'x-api-version': '2027-01-01' }))
+        const expected = own >= RELEASE ? '2027-01-01 id,fullName' : '2026-06-01 id,name'
+        if (newest !== expected) return false
+        const pinned = shapeOf(await get(one, '/users/1', { authorization: 'acct_early' }))
+        if (pinned !== expected) return false
+        const inWindow = own >= start && own < end
+        for (const headers of [{ 'x-api-version': '2026-01-01' }, { authorization: 'acct_old' }]) {
+          const oldest = await get(one, '/users/1', headers)
+          if (oldest.status !== (inWindow ? 410 : 200)) return false
+          if (inWindow && !/\bno-cache\b/.test(oldest.headers['cache-control'] ?? '')) throw new Error(`instance ${index}: a brownout's 410 to ${JSON.stringify(headers)} is Cache-Control: ${oldest.headers['cache-control']}`)
+        }
+      }
+      return true
+    }
+  ), { numRuns: 40 })
+  t.pass('every instance followed its own clock')
+
+  // Outside the skew every instance agrees; inside it they answer by their own clocks (keep clocks synchronised).
+  for (const [time, expected] of [[RELEASE - SKEW - 1, '2026-06-01 id,name'], [RELEASE + SKEW, '2027-01-01 id,fullName']] as const) {
+    fleet.time = time
+    const answers = await Promise.all(instances.map(async (one) => shapeOf(await get(one, '/users/1', { 'x-api-version': '2027-01-01' }))))
+    t.same(new Set(answers), new Set([expected]), `${new Date(time).toISOString()}: ${expected} from every instance`)
+  }
+  fleet.time = start + SKEW
+  const brownouts = await Promise.all(instances.map(async (one) => await get(one, '/users/1', { 'x-api-version': '2026-01-01' })))
+  t.equal(new Set(brownouts.map((answer) => JSON.stringify(answer))).size, 1, 'in the window: the same 410, byte for byte, from every instance')
 })
