@@ -9,7 +9,7 @@ import { test } from 'tap'
 import fc from 'fast-check'
 import { Type } from '@sinclair/typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { Version, VersionBundle, VersionPicker, type VersionLifecycle } from '../../plugin'
+import { renderWebhook, Version, VersionBundle, VersionPicker, type VersionLifecycle } from '../../plugin'
 import { versionedApp, type Teardown } from '../helpers/apps'
 import { listen } from '../helpers/http-apps'
 import { fullNameWasNameInResponses } from '../helpers/version-changes'
@@ -236,4 +236,79 @@ test('skewed clocks, at random: each instance switches at the instant by its own
   fleet.time = start + SKEW
   const brownouts = await Promise.all(instances.map(async (one) => await get(one, '/users/1', { 'x-api-version': '2026-01-01' })))
   t.equal(new Set(brownouts.map((answer) => JSON.stringify(answer))).size, 1, 'in the window: the same 410, byte for byte, from every instance')
+})
+
+const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'
+/** Subscribers of every version, `ep_early` pinned to 2027-01-01 before its instant. */
+const SUBSCRIBERS = [
+  { id: 'ep_early', version: '2027-01-01', secret: SECRET },
+  { id: 'ep_mid', version: '2026-06-01', secret: SECRET },
+  { id: 'ep_old', version: '2026-01-01', secret: SECRET },
+  { id: 'ep_dated', version: new Date('2027-02-01T00:00:00Z'), secret: SECRET }
+]
+
+/** An event as each build's HEAD makes it. */
+const EVENT = { N: { id: 'u_1', name: 'Ada Lovelace' }, 'N+1': { id: 'u_1', fullName: 'Ada Lovelace' } }
+
+test('webhooks: before the instant both builds render every subscriber the same bytes and signatures; from it N+1 renders 2027-01-01 for its pins', async (t) => {
+  fleet.time = RELEASE - 60_000
+  const [n, next] = [await instance(t, 'N', -SKEW), await instance(t, 'N+1', SKEW)]
+  const render = async (one: Instance, timestamp: Date): Promise<unknown> => {
+    const rendered = await one.app.versioner.webhooks.render('user.updated', EVENT[one.build], { subscribers: SUBSCRIBERS, id: 'msg_fleet', timestamp })
+    t.same([rendered.skipped, rendered.failed], [[], []])
+    return rendered.deliveries.map(({ subscriber, ...delivery }) => ({ subscriber: subscriber.id, ...delivery }))
+  }
+  const before = new Date(RELEASE - 1)
+  const fromN = await render(n, before)
+  t.same(await render(next, before), fromN, 'one millisecond before the instant: the same deliveries, byte for byte, from either build')
+  t.match(fromN, [{ subscriber: 'ep_early', version: '2026-06-01', fellForward: false, body: '{"id":"u_1","name":"Ada Lovelace"}' }, {}, {}, { subscriber: 'ep_dated', version: '2026-06-01' }])
+  const at = new Date(RELEASE)
+  t.match(await render(next, at), [
+    { subscriber: 'ep_early', version: '2027-01-01', fellForward: false, body: '{"id":"u_1","fullName":"Ada Lovelace"}', headers: { 'x-api-version': '2027-01-01' } },
+    { subscriber: 'ep_mid', version: '2026-06-01', body: '{"id":"u_1","name":"Ada Lovelace"}' },
+    { subscriber: 'ep_old', version: '2026-01-01' },
+    { subscriber: 'ep_dated', version: '2027-01-01' }
+  ], 'at the instant (the timestamp, not the instance\'s clock): N+1 renders the new version for its pins')
+  const bodies = (deliveries: unknown): unknown => (deliveries as Array<Record<string, unknown>>).map(({ subscriber, version, body }) => ({ subscriber, version, body }))
+  t.same(bodies(await render(n, at)), bodies(fromN), 'N still renders what it rendered before: finish the rollout before the instant')
+})
+
+test('webhooks in a queue: the queued version tells the builds apart before the instant, and another build\'s HEAD body is refused, not sent', async (t) => {
+  const [n, next] = [bundleOf('N'), bundleOf('N+1')]
+  // The docs' recipe: queue the event with the newest version of the build that made it (a release to come included).
+  t.equal(n.versionValues[0], '2026-06-01')
+  t.equal(next.versionValues[0], '2027-01-01', 'N+1\'s HEAD is 2027-01-01 before its instant too: a worker of N refuses its events')
+  const options = { subscribers: SUBSCRIBERS, id: 'msg_queued', timestamp: new Date(RELEASE - 1000) }
+  for (const [made, renderedBy, bundle] of [['N', 'N+1', next], ['N+1', 'N', n]] as const) {
+    const definition = { name: 'user.updated', body: renderedBy === 'N' ? UserN : UserN1 }
+    const error = await renderWebhook(bundle, definition, EVENT[made], options).then(() => undefined, (caught: Error & { code?: string }) => caught)
+    t.equal(error?.code, 'FST_VERSIONER_INVALID_WEBHOOK_BODY', `an event ${made} made, rendered by ${renderedBy}: refused, naming the field`)
+  }
+  // Rendered by its own build's worker, later: the render's timestamp decides the version.
+  const late = await renderWebhook(next, { name: 'user.updated', body: UserN1 }, EVENT['N+1'], { ...options, timestamp: new Date(RELEASE + 1000) })
+  t.equal(late.deliveries[0].version, '2027-01-01', 'queued before the instant, rendered after it by N+1: the pinned subscriber gets the new version')
+})
+
+test('limit: a subscriber pinned to a named release (v3) before its instant falls forward to the oldest version, on either build alike', async (t) => {
+  const builds = [new VersionBundle(new Version('v2'), new Version('v1')), new VersionBundle(new Version('v3', { releasedAt: new Date(RELEASE).toISOString() }), new Version('v2'), new Version('v1'))]
+  const subscribers = [{ id: 'ep_v3', version: 'v3', secret: SECRET }]
+  const rendered = await Promise.all(builds.map(async (bundle) => (await renderWebhook(bundle, { name: 'user.updated', body: UserN }, EVENT.N, { subscribers, timestamp: new Date(RELEASE - 1) })).deliveries[0]))
+  t.match(rendered, [{ version: 'v1', fellForward: true }, { version: 'v1', fellForward: true }], 'the build without v3 cannot tell it from a retired value; the build with it answers the same')
+  const after = await renderWebhook(builds[1], { name: 'user.updated', body: UserN }, EVENT.N, { subscribers, timestamp: new Date(RELEASE) })
+  t.match(after.deliveries[0], { version: 'v3', fellForward: false }, 'from its instant: v3')
+})
+
+test('limit: an account pinned to a named release (v3) before its instant is answered 400, as a request naming it is (a date pin is served the newest version: acct_early above)', async (t) => {
+  let time = RELEASE - 1
+  class Pinned extends VersionPicker {
+    override pick (request: FastifyRequest): string | undefined { return this.requested(request) ?? String(request.headers.authorization) }
+  }
+  const app = await versionedApp(t, new VersionBundle(new Version('v3', { releasedAt: new Date(RELEASE).toISOString() }), new Version('v2'), new Version('v1')), async (api) => {
+    api.get('/users/:id', async () => EVENT.N)
+  }, { versioner: { now: () => time, apiVersionFormat: 'string', versionPicker: Pinned } })
+  const before = await app.inject({ url: '/users/1', headers: { authorization: 'v3' } })
+  t.equal(before.statusCode, 400)
+  t.equal(before.json().message, "Unknown API version 'v3' picked for this request (the request does not name it in the 'x-api-version' header). Supported versions: v2, v1.")
+  time = RELEASE
+  t.equal((await app.inject({ url: '/users/1', headers: { authorization: 'v3' } })).headers['x-api-version'], 'v3', 'from its instant')
 })
