@@ -134,7 +134,7 @@ export class FormBuilder {
     const built = objectSchema(properties, { ...(allOf.length > 0 ? { ...rest, allOf } : rest), [kGenerated]: true }) as SchemaObject
     // Keywords in HEAD's order (`required` before `properties`, as TypeBox writes them): a version's document is then
     // the same bytes whether a build generates its schema or serves it as HEAD, and so is its ETag (decision 0083).
-    const ordered: SchemaObject = {}
+    const ordered: Record<string, unknown> = {}
     for (const key of Object.keys(head)) if (Object.hasOwn(built, key)) ordered[key] = built[key]
     return Object.assign(ordered, built) as TSchema
   }

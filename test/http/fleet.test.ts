@@ -216,7 +216,7 @@ test('skewed clocks, at random: each instance switches at the instant by its own
         const pinned = shapeOf(await get(one, '/users/1', { authorization: 'acct_early' }))
         if (pinned !== expected) return false
         const inWindow = own >= start && own < end
-        for (const headers of [{ 'x-api-version': '2026-01-01' }, { authorization: 'acct_old' }]) {
+        for (const headers of [{ 'x-api-version': '2026-01-01' }, { authorization: 'acct_old' }] as Array<Record<string, string>>) {
           const oldest = await get(one, '/users/1', headers)
           if (oldest.status !== (inWindow ? 410 : 200)) return false
           if (inWindow && !/\bno-cache\b/.test(oldest.headers['cache-control'] ?? '')) throw new Error(`instance ${index}: a brownout's 410 to ${JSON.stringify(headers)} is Cache-Control: ${oldest.headers['cache-control']}`)
