@@ -131,7 +131,12 @@ export class FormBuilder {
     const validators = visibleValidators(state, stateOf).map((validator) => validatorInVersion(validator, has)).filter((fragment) => fragment !== undefined)
     const allOf = [...(Array.isArray(options.allOf) ? options.allOf : []), ...validators]
     const { allOf: _allOf, ...rest } = options
-    return objectSchema(properties, { ...(allOf.length > 0 ? { ...rest, allOf } : rest), [kGenerated]: true })
+    const built = objectSchema(properties, { ...(allOf.length > 0 ? { ...rest, allOf } : rest), [kGenerated]: true }) as SchemaObject
+    // Keywords in HEAD's order (`required` before `properties`, as TypeBox writes them): a version's document is then
+    // the same bytes whether a build generates its schema or serves it as HEAD, and so is its ETag (decision 0083).
+    const ordered: Record<string, unknown> = {}
+    for (const key of Object.keys(head)) if (Object.hasOwn(built, key)) ordered[key] = built[key]
+    return Object.assign(ordered, built) as TSchema
   }
 
   /** How the version at `level` names the fields of the HEAD object schema `head` (./../describe/named-validators.ts); `there` are its fields there. */

@@ -97,8 +97,12 @@ export function createGoneCheck (options: ServeOptions, setHeaders: (reply: Fast
     const problem = goneProblemOf(value)
     if (problem === undefined) return undefined
     setHeaders(reply, value)
-    // A 410 is cacheable by default (RFC 9110 §15.1); a brownout's ends with its window: revalidated on each use.
-    if (brownoutOf(problem) !== undefined && !reply.hasHeader('cache-control')) reply.header('cache-control', 'no-cache')
+    // A 410 is cacheable by default (RFC 9110 §15.1); a brownout's ends with its window: revalidated on each use, also
+    // when a pin made it `private` (./migrate-request.ts).
+    const cacheControl = reply.getHeader('cache-control')
+    if (brownoutOf(problem) !== undefined && (cacheControl === undefined || cacheControl === 'private')) {
+      reply.header('cache-control', cacheControl === undefined ? 'no-cache' : 'private, no-cache')
+    }
     reply.code(410).type('application/problem+json; charset=utf-8').send(JSON.stringify(problem))
     return problem
   }
