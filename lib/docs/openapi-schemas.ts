@@ -16,7 +16,10 @@ const COMPONENTS = '#/components/schemas/'
 
 /** A body or response schema for `@fastify/swagger`: a named root is wrapped so that it becomes a component too. */
 export function rootForDocs (schema: TSchema): TSchema {
-  return isSchemaObject(schema) && typeof schema.$id === 'string' ? { allOf: [schema], [UNWRAP]: true } as unknown as TSchema : schema
+  if (!isSchemaObject(schema) || typeof schema.$id !== 'string') return schema
+  // The description beside the wrapper: @fastify/swagger describes a response by it, and would otherwise read the
+  // schema its $id names in the application's store (HEAD's).
+  return (typeof schema.description === 'string' ? { allOf: [schema], description: schema.description, [UNWRAP]: true } : { allOf: [schema], [UNWRAP]: true }) as unknown as TSchema
 }
 
 type Json = unknown
