@@ -250,7 +250,7 @@ async function verifyResponseSchema (env: VerifyEnvironment, headSchema: TSchema
     if ('body' in result) {
       if (back !== undefined) await verifyTripBack(env, { target, request: back, coverage: tripsBack }, example, result.body)
       const issues = env.alikeIssues({ level: 0, end: target.level, body: example.value, trail, expected }, target.part)
-      if (example.twin !== undefined) issues.push(...await twinIssues(env, { twin: { ...replay, data: { body: example.twin.value }, trail: undefined }, parts: [{ part: 'body', numbers: example.twin.numbers, expected }], trail }))
+      if (example.twin !== undefined) issues.push(...await twinIssues(env, { twin: { ...replay, data: { body: example.twin.value }, trail: undefined }, parts: [{ part: 'body', numbers: example.twin.numbers, expected }], trail, sent: () => ({ body: copyJson(example.value) }) }))
       for (const issue of issues) env.report({ route: target.route, version: target.version, direction: 'response', example: example.value }, lostMessage({ ...issue, part: target.part }, 'HEAD', target.version))
       continue
     }
