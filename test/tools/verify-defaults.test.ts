@@ -5,6 +5,7 @@
 // number `n` is replayed with `n` sent: arriving as `n` again, a default replaced it (`quantity || 10`), an integer
 // response field's included (`quantity || 1`); units, rounding to whole numbers and a `??` default stay clean.
 import { test } from 'tap'
+import fc from 'fast-check'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { Type, type TSchema } from '@sinclair/typebox'
 import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox'
@@ -153,4 +154,13 @@ test('a body\'s 0 replaced by a default says which two values arrive as what; a 
   const served = await app.inject({ method: 'POST', url: '/orders', headers: { 'x-api-version': '2000-01-01' }, payload: {} })
   t.equal(served.statusCode, 200, 'the version\'s default reaches the converter')
   t.same(summary(await verify(app, { examples: 20 })), [], 'the value read unguarded: the default fills it')
+})
+
+test('property: a body\'s 0 defaulted to any other count is found both ways; a linear conversion of it, rounded or not, is not', async (t) => {
+  const Count = Type.Integer({ minimum: 0, maximum: 100 })
+  await fc.assert(fc.asyncProperty(fc.integer({ min: 2, max: 100 }), fc.integer({ min: 1, max: 9 }), fc.integer({ min: 0, max: 50 }), async (fallback, scale, offset) => {
+    const defaulted = await renamedQuantity(t, { type: Count }, (value: number) => value || fallback)
+    const linear = await renamedQuantity(t, { type: Type.Integer() }, (value: number) => Math.round(value * (scale + 0.5) + offset))
+    return defaulted.length === 2 && defaulted[0] === request && defaulted[1] === response && linear.length === 0
+  }), { numRuns: 10, seed: 157 })
 })
