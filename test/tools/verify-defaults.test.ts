@@ -9,12 +9,13 @@ import fc from 'fast-check'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { Type, type TSchema } from '@sinclair/typebox'
 import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox'
+import Ajv from 'ajv'
 import { ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, fastifyVersioner, HeadVersion, schema, versioned, Version, VersionBundle, VersionChange, type RequestInfo, type ResponseInfo } from '../../plugin'
 import { verify } from '../../tools'
 import { appWith, summary } from '../helpers/verify-apps'
 import type { Teardown } from '../helpers/apps'
 
-type Validator = 'fastify' | 'no defaults' | 'typebox route' | 'typebox app'
+type Validator = 'fastify' | 'no defaults' | 'typebox route' | 'typebox app' | 'own ajv'
 
 /**
  * `POST /users` whose old version takes `role` lower-case, optional with `old` (its `default`, if any), and HEAD
@@ -34,6 +35,10 @@ async function roleApp (t: Teardown, old: { default?: string }, validator: Valid
   const app = Fastify(validator === 'no defaults' ? { ajv: { customOptions: { useDefaults: false } } } : {})
   t.teardown(() => app.close())
   if (validator === 'typebox app') app.setValidatorCompiler(TypeBoxValidatorCompiler)
+  if (validator === 'own ajv') {
+    const ajv = new Ajv({ useDefaults: true, strict: false })
+    app.setValidatorCompiler(({ schema }) => ajv.compile(schema))
+  }
   await app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', RolesBecameUpperCase), new Version('2000-01-01')), docsUrl: null })
   await app.register(versioned(async (api) => {
     const own = validator === 'typebox route' ? { validatorCompiler: TypeBoxValidatorCompiler as never } : {}
@@ -51,10 +56,12 @@ async function served (app: FastifyInstance): Promise<number> {
 
 const failed = ['POST /users 2000-01-01 request converter failed converter after RolesBecameUpperCase (2001-01-01) by RolesBecameUpperCase.up']
 
-test('a converter reading a left-out field Fastify\'s Ajv fills with its default is no finding: serving answers 200', async (t) => {
-  const app = await roleApp(t, { default: 'member' })
-  t.equal(await served(app), 200, 'the default reaches the converter when served')
-  t.same(summary(await verify(app, { examples: 20 })), [])
+test('a converter reading a left-out field the validator in force fills with its default is no finding: serving answers 200', async (t) => {
+  for (const validator of ['fastify', 'own ajv'] as const) {
+    const app = await roleApp(t, { default: 'member' }, validator)
+    t.equal(await served(app), 200, `${validator}: the default reaches the converter when served`)
+    t.same(summary(await verify(app, { examples: 20 })), [], validator)
+  }
 })
 
 test('a converter reading a left-out field with no default, or a default the validator in force does not fill, still fails, as serving does', async (t) => {
