@@ -7,11 +7,12 @@
  */
 import { Type, type TSchema } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
-import { appAjvSetup, fastifyAjv, type AppAjvSetup } from '../core/strict-validator'
+import { appAjvSetup, fastifyAjv, type AppAjvSetup, type Check } from '../core/strict-validator'
 import { fastifyPrivate } from '../core/application-root'
 import { isThenable } from '../serve/step-runner'
 import { validationFailure } from '../serve/head-validation'
 import type { HeadRoute } from '../routes/versioner-state'
+import type { RequestPart, RequestPlan } from '../routes/version-plan'
 import { versionerStateOf } from './versioned-apis'
 
 type Validate = ((data: unknown) => unknown) & { errors?: null }
@@ -37,19 +38,23 @@ function ownCompiler ({ context, compiler }: HeadRoute['validation']): Compiler 
   return controller?.isCustomValidatorCompiler === true && typeof found === 'function' ? found as Compiler : undefined
 }
 
-/** The body a validator makes of `data` (a copy), or `undefined` when it refuses it or cannot say (it throws, or is async). */
-function validated (compiler: Compiler, schema: TSchema, data: Record<string, unknown>): Record<string, unknown> | undefined {
+/** What a validator makes of `data` (a copy), or `undefined` when it refuses it or cannot say (it throws, or is async). */
+function validatedBy (validate: () => Validate, data: Record<string, unknown>): Record<string, unknown> | undefined {
   try {
-    const validate = compiler({ schema, method: 'POST', url: '/', httpPart: 'body' })
+    const check = validate()
     const copy = structuredClone(data)
-    const outcome = validate(copy)
-    if (isThenable(outcome) || validationFailure(validate, outcome) !== undefined) return undefined
+    const outcome = check(copy)
+    if (isThenable(outcome) || validationFailure(check, outcome) !== undefined) return undefined
     const value = typeof outcome === 'object' && outcome !== null && 'value' in outcome ? outcome.value : copy
     return typeof value === 'object' && value !== null ? value as Record<string, unknown> : undefined
   } catch {
     return undefined
   }
 }
+
+/** The body a validator compiler's validator of `schema` makes of `data`, as {@link validatedBy}. */
+const validated = (compiler: Compiler, schema: TSchema, data: Record<string, unknown>): Record<string, unknown> | undefined =>
+  validatedBy(() => compiler({ schema, method: 'POST', url: '/', httpPart: 'body' }), data)
 
 /** What a validator compiler does with the three probes (TypeBox schemas, which any JSON Schema validator reads too). */
 function measure (compiler: Compiler): Measured {
@@ -84,4 +89,33 @@ export function requestValidationSetup (context: FastifyInstance): AppAjvSetup {
   const agreed = <K extends keyof Measured>(key: K): Measured[K] | false => each.every((one) => one[key] === each[0][key]) ? each[0][key] : false
   const measured = { removeAdditional: agreed('removeAdditional'), useDefaults: agreed('useDefaults'), coerceTypes: agreed('coerceTypes') }
   return { ...setup, customOptions: { ...setup.customOptions, ...measured } }
+}
+
+/**
+ * A request's parts as serving hands them to its converters (decision 0157): each part the plan validates replaced by
+ * a copy validated as served, by the route's own validator compiler or, where Fastify's Ajv validates it, by `ajv`
+ * (the application's Ajv setup), so that a left-out field's `default` is filled and a field a closed object does not
+ * take removed where that validator does so (the part left as it is where it refuses it or cannot say: it throws, or
+ * is async); then the fields the version lacks removed (its cleaners). In place.
+ * @example `servedRequest(head.validation, env.compile, plan)(data) // data.body.role: 'member'`
+ */
+export function servedRequest (validation: HeadRoute['validation'], ajv: (schema: TSchema) => Check, plan: Pick<RequestPlan, 'validate' | 'cleaners'>): (data: Partial<Record<RequestPart, unknown>>) => void {
+  const own = ownCompiler(validation)
+  const compiled = new Map<TSchema, Validate>()
+  const validatorOf = (schema: TSchema, httpPart: RequestPart): Validate => {
+    let check = compiled.get(schema)
+    if (check === undefined) compiled.set(schema, check = own === undefined ? ajv(schema) as unknown as Validate : own({ schema, method: 'POST', url: '/', httpPart }))
+    return check
+  }
+  const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null
+  return (data) => {
+    for (const [part, schema] of plan.validate) {
+      const sent = data[part]
+      if (isObject(sent)) data[part] = validatedBy(() => validatorOf(schema, part), sent) ?? sent
+    }
+    for (const [part, clean] of plan.cleaners) {
+      const sent = data[part]
+      if (isObject(sent)) clean(sent)
+    }
+  }
 }

@@ -28,6 +28,7 @@ import type { DerivedEnvironment } from './verify-replace'
 import { sendable } from './text-parts'
 import { FormerFields } from './former-fields'
 import type { LiteralEnvironment } from './converter-literals'
+import { servedRequest } from './validation-in-force'
 
 /** What every target needs: the replay context, how examples are generated, where findings go. */
 export interface VerifyEnvironment extends TripEnvironment, GenerationOptions, CoverageEnvironment, DerivedEnvironment, AlikeEnvironment, LiteralEnvironment {
@@ -142,18 +143,18 @@ async function verifyRequests (env: VerifyEnvironment, at: { head: HeadRoute, be
   const overs = trip === undefined ? [] : examplesOf(env, trip.formAt('body', 0))
   // A body declared by media type is named with it.
   const report: Report = body === undefined || body === '' ? env.report : (target, issue) => env.report(target, issue.part === 'body' ? { ...issue, part: `body (${body})` } : issue)
-  const headBody = headPart(head, 'body', body)
   const former = new FormerFields(env, { level: behaviour.level, heads: (part) => headPart(head, part, body), formAt })
   const [coverage, trips] = (['request', 'response'] as const).map((direction) => new Coverage(env, { route, version: behaviour.version, direction }))
   // The fields declared derived that a full replace from this version sets: some example must set each.
   const derived = env.derived?.watch(head, behaviour, body)
+  const served = servedRequest(head.validation, env.compile, plan)
   for (let index = 0; index < count; index++) {
     const picked = new Map(parts.map((part) => [part, (examples.get(part) as GeneratedExample[])[index % (examples.get(part) as GeneratedExample[]).length]] as const))
-    // The example's parts (with `twin`, their twins where they have one), cleaned as serving cleans them.
+    // The example's parts (with `twin`, their twins where they have one), validated and cleaned as serving does.
     const dataOf = (twin: boolean): Partial<Record<RequestPart, unknown>> => {
       const data: Partial<Record<RequestPart, unknown>> = {}
       for (const [part, example] of picked) data[part] = copyJson(twin && example.twin !== undefined ? example.twin.value : example.value)
-      for (const [part, clean] of plan.cleaners) if (typeof data[part] === 'object' && data[part] !== null) clean(data[part])
+      served(data)
       return data
     }
     // An example the version's own schema rejects says nothing about migrations (none accepted: not verified).
@@ -164,12 +165,11 @@ async function verifyRequests (env: VerifyEnvironment, at: { head: HeadRoute, be
       if (example !== undefined) required.set(part, expectedOf(env, headPart(head, part, body), example, { from: behaviour.level, to: 0, lowerCase: part === 'headers' }))
     }
     env.replayed++
-    // The converters change `data` in place: a finding shows the example as the client sent it (`sentParts`).
+    // The converters change `data` in place: a finding shows the example as validated (`sentParts`), its headers or query string where it is on them.
     const [data, sentParts] = [dataOf(false), dataOf(false)]
     const target: Target = { route, version: behaviour.version, direction: 'request', example: sentParts.body ?? sentParts.querystring ?? sentParts.headers }
-    // A finding on the headers or the query string shows them.
     const reportOn = (issue: ReplayIssue): void => report(issue.part === 'headers' || issue.part === 'querystring' ? { ...target, example: sentParts[issue.part] } : target, lostMessage(issue, behaviour.version, 'HEAD'))
-    const sent = trip === undefined ? undefined : { body: copyJson(data.body), headSchema: headBody as TSchema, trail: new Map() }
+    const sent = trip === undefined ? undefined : { body: copyJson(data.body), headSchema: headPart(head, 'body', body) as TSchema, trail: new Map() }
     const trail = sent?.trail ?? new Map()
     const replay = { data, required, formAt, steps: plan.requestSteps, method: behaviour.state.methods[0], level: behaviour.level, status: undefined, trail, mediaType: body === '' ? undefined : body }
     const result = await replayExample(env, replay)
@@ -198,7 +198,7 @@ async function verifyRequests (env: VerifyEnvironment, at: { head: HeadRoute, be
 /** A route version's requests with a body of slot `body`, for a trip down and back up. */
 function requestSide (env: VerifyEnvironment, head: HeadRoute, behaviour: VersionBehaviour, body: string): RequestSide {
   const plan = requestPlanOf(behaviour, body)
-  return { formAt: formsOf(env, (part) => headPart(head, part, body) as TSchema), steps: plan.requestSteps, cleaners: plan.cleaners, part: body === '' ? 'body' : `body (${body})` }
+  return { formAt: formsOf(env, (part) => headPart(head, part, body) as TSchema), steps: plan.requestSteps, served: servedRequest(head.validation, env.compile, plan), part: body === '' ? 'body' : `body (${body})` }
 }
 
 /**
@@ -250,7 +250,7 @@ async function verifyResponseSchema (env: VerifyEnvironment, headSchema: TSchema
     if ('body' in result) {
       if (back !== undefined) await verifyTripBack(env, { target, request: back, coverage: tripsBack }, example, result.body)
       const issues = env.alikeIssues({ level: 0, end: target.level, body: example.value, trail, expected }, target.part)
-      if (example.twin !== undefined) issues.push(...await twinIssues(env, { twin: { ...replay, data: { body: example.twin.value }, trail: undefined }, parts: [{ part: 'body', numbers: example.twin.numbers, expected }], trail }))
+      if (example.twin !== undefined) issues.push(...await twinIssues(env, { twin: { ...replay, data: { body: example.twin.value }, trail: undefined }, parts: [{ part: 'body', numbers: example.twin.numbers, expected }], trail, sent: () => ({ body: copyJson(example.value) }) }))
       for (const issue of issues) env.report({ route: target.route, version: target.version, direction: 'response', example: example.value }, lostMessage({ ...issue, part: target.part }, 'HEAD', target.version))
       continue
     }

@@ -11,7 +11,6 @@
 import type { TSchema } from '@sinclair/typebox'
 import type { SchemaGeneration } from '../schemas/generation'
 import type { RequestPart } from '../routes/version-plan'
-import type { ShapeWalk } from '../values/shape-walk'
 import { copyJson } from '../serve/step-runner'
 import { pointerOfPath, schemaAt, type FollowedValue, type Pairings, type PathKey, type RefResolver } from './data-flow'
 import { followedWithMoves } from './moved-values'
@@ -36,11 +35,12 @@ export interface TripEnvironment extends ReplayContext {
 /** A response replay's target: where its findings are, besides the replay itself. */
 export type ResponseTarget = Omit<Replay, 'data' | 'required'> & { readonly route: string, readonly version: string, readonly part: string }
 
-/** What a request of the route does, for a trip down and back up: its forms, converters and cleaners, the name of its body part. */
+/** What a request of the route does, for a trip down and back up: its forms, how served, its converters, the name of its body part. */
 export interface RequestSide {
   readonly formAt: Replay['formAt']
   readonly steps: Replay['steps']
-  readonly cleaners: ReadonlyArray<readonly [RequestPart, ShapeWalk]>
+  /** What serving does to the parts before the converters: validates them (a left-out field's `default` filled), cleans them. */
+  readonly served: (data: Partial<Record<RequestPart, unknown>>) => void
   readonly part: string
 }
 
@@ -146,7 +146,7 @@ export async function verifyTripBack (env: TripEnvironment, at: { target: Respon
   // A response the version's request schema refuses says nothing of the converters (none accepted: not verified).
   if (sentinels.length === 0 || !at.coverage.accepts(env.compile(request.formAt('body', target.level)), body, `trip back of ${target.part}`)) return
   const data = { body: copyJson(body) }
-  for (const [part, clean] of request.cleaners) if (part === 'body' && typeof data.body === 'object' && data.body !== null) clean(data.body)
+  request.served(data)
   env.replayed++
   // Back in HEAD, each string must be whole again, in its own field.
   const required = new Map([['body' as const, { example: body, sentinels, byWords: false, followedTo: () => [] }]])

@@ -10,7 +10,9 @@
  * A request's query string and headers have twins too (decision 0154), their values compared as the text Fastify
  * coerces (`'20'` is `20`, `'true'` is `true`), where the level's schema takes the value sent there (a minimum of 1
  * there, a `0` must become something else). There a `0` arriving as another number `n` is replayed once more with `n`
- * sent: arriving as `n` again, the `0` was replaced by a default (`query.limit || 20`).
+ * sent: arriving as `n` again, the `0` was replaced by a default (`query.limit || 20`). So is a `0` of a request's
+ * body, and of a response's body arriving at the version as another number, there compared as it is, an integer
+ * field's included (`body.quantity || 10`, a response's `quantity || 1`: decision 0157).
  * @module
  */
 import { copyJson } from '../serve/step-runner'
@@ -34,7 +36,7 @@ interface ReplayedBoundary {
   readonly twin: Replay
   readonly parts: readonly TwinPart[]
   readonly trail: Trail
-  /** For a request: the example's parts as the client sent them, a fresh copy on each call. */
+  /** The example's parts as sent (a request's as served to its converters, a response's HEAD body), a fresh copy on each call. */
   readonly sent?: () => Partial<Record<RequestPart, unknown>>
 }
 
@@ -61,9 +63,9 @@ function withValue (data: unknown, path: readonly PathKey[], value: unknown): un
   return copy
 }
 
-/** True when part `part`'s schema at `level` takes `data` as Fastify takes text (coerced), checked on a copy. */
+/** True when part `part`'s schema at `level` takes `data` (a query string's or headers' as Fastify takes text, coerced), checked on a copy. */
 function takes (context: ReplayContext, replay: Replay, at: { part: RequestPart, level: number }, data: unknown): boolean {
-  return (context.compileText ?? context.compile)(replay.formAt(at.part, at.level))(copyJson(data))
+  return ((at.part === 'body' ? undefined : context.compileText) ?? context.compile)(replay.formAt(at.part, at.level))(copyJson(data))
 }
 
 /** A query string's or header's scalar as text: `20` and `'20'` are one value (Fastify coerces the text). */
@@ -85,12 +87,14 @@ function oneIssues (context: ReplayContext, boundary: ReplayedBoundary, other: {
         if (!place.sameType || !places.has(JSON.stringify(place.from))) continue
         const value = valueAt(expected.example, place.from)
         const [arrived, twin] = [valueAt(body, place.to), valueAt(partAt(other.trail, level, part), place.to)]
-        if (part === 'body') {
+        if (part === 'body' && other.places === undefined) {
           // A flag's, only at a renamed field: a flag a field keeps may be written as the version shows it (a business rule).
           if ((typeof arrived !== 'number' && (typeof arrived !== 'boolean' || place.kept !== 'twin')) || arrived !== twin) continue
           if (holdsIntegers(replay, context.resolveRef, { level, body, place })) continue
         } else {
-          if ((typeof value !== 'number' && (typeof value !== 'boolean' || place.kept !== 'twin')) || arrived === undefined || asText(arrived) !== asText(twin)) continue
+          // A body's `0` replayed as the number it arrived as is compared as it is, with no rounding to excuse it.
+          const one = part === 'body' ? arrived === twin : asText(arrived) === asText(twin)
+          if ((typeof value !== 'number' && (typeof value !== 'boolean' || place.kept !== 'twin')) || arrived === undefined || !one) continue
           // A value the level cannot hold must become another: two may then become one.
           if (!takes(context, replay, { part, level }, withValue(body, place.to, value))) continue
         }
@@ -108,8 +112,8 @@ function oneIssues (context: ReplayContext, boundary: ReplayedBoundary, other: {
 
 /**
  * Replays the twin of a boundary example whose replay reached its end, and returns the issues of the numbers whose
- * two values arrive as one, at the first level where any does (none when none does). For a request, a `0` of its
- * query string or headers arriving as another number is then replayed with that number sent.
+ * two values arrive as one, at the first level where any does (none when none does). With `sent`, a `0` arriving as
+ * another number is then replayed with that number sent.
  * @example
  * ```ts
  * const issues = await twinIssues(env, { twin: { ...replay, data: { body: example.twin.value } }, parts: [{ part: 'body', numbers: example.twin.numbers, expected }], trail })
@@ -128,21 +132,24 @@ export async function twinIssues (context: ReplayContext & { replayed: number },
 }
 
 /**
- * The issues of the `0`s of a request's query string and headers that arrive as another number `n` (at HEAD), where
- * the example replayed with `n` sent (one replay for all of them, where the version takes it) gives `n` again; but
- * those of places `found` (by part and pointer), whose twins arrived as one.
+ * The issues of the `0`s of an example (a request's body, query string and headers, or a response's body), but in a
+ * list's items, that arrive as another number `n` (at HEAD, or at the response's version), where the example
+ * replayed with `n` sent (one replay for all of them, where the side sending it takes it) gives `n` again; but those
+ * of places `found` (by part and pointer), whose twins arrived as one.
  */
 async function defaultIssues (context: ReplayContext & { replayed: number }, boundary: ReplayedBoundary & { sent: () => Partial<Record<RequestPart, unknown>> }, found: ReadonlySet<string>): Promise<ReplayIssue[]> {
   const data = boundary.sent()
   const places = new Map<TwinPart['part'], Set<string>>()
+  const [from, to] = boundary.twin.status === undefined ? [boundary.twin.level, 0] : [0, boundary.twin.level]
   for (const { part, numbers, expected } of boundary.parts) {
-    if (part === 'body') continue
-    for (const place of expected.followedTo(0)) {
-      const arrived = Number(valueAt(partAt(boundary.trail, 0, part), place.to))
-      if (!place.sameType || !numbers.has(JSON.stringify(place.from)) || valueAt(expected.example, place.from) !== 0 || arrived === 0 || !Number.isFinite(arrived)) continue
+    for (const place of expected.followedTo(to)) {
+      const arrived = Number(valueAt(partAt(boundary.trail, to, part), place.to))
+      // Not in a list's items, which a converter may reorder or filter (an item's place then holds another's value).
+      if (!place.sameType || place.from.some((key) => typeof key === 'number') || !numbers.has(JSON.stringify(place.from))) continue
+      if (valueAt(expected.example, place.from) !== 0 || arrived === 0 || !Number.isFinite(arrived)) continue
       if (found.has(`${part}${pointerOfPath(place.from)}`)) continue
       const changed = withValue(data[part], place.from, arrived)
-      if (changed === data[part] || !takes(context, boundary.twin, { part, level: boundary.twin.level }, changed)) continue
+      if (changed === data[part] || !takes(context, boundary.twin, { part, level: from }, changed)) continue
       data[part] = changed
       places.set(part, (places.get(part) ?? new Set()).add(JSON.stringify(place.from)))
     }

@@ -2,7 +2,8 @@
  * `verify`: proves, on generated data, that every version of every versioned route and webhook migrates without
  * breaking its clients. Hundreds of examples per route, version and direction (./example-generation.ts: fast-check,
  * deterministic by seed, optional fields present and absent, every enum member) are replayed through the
- * converters as serving does (./verify-replay.ts): a request example of a version goes up to HEAD, a HEAD response
+ * converters as serving does (./verify-replay.ts): a request example of a version, validated as served first (its
+ * defaults filled where the route's validator fills them: ./validation-in-force.ts), goes up to HEAD, a HEAD response
  * or webhook payload down to the version. After each version change the data must match the schema of the
  * version it reached, validated strictly (no type coercion), and every value that has somewhere to go must get
  * there (./data-flow.ts): a renamed field's value must reach its HEAD field, a HEAD field's value the old field.

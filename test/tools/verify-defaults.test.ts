@@ -1,0 +1,173 @@
+// `verify` and defaults (issue 31, decision 0157). A request is replayed as serving takes it: the version's validation
+// runs first, with the validator the route runs (Fastify's Ajv and its options, or the application's own compiler), so
+// a field the client left out holds its `default` before the converters read it, where that validator fills it; a
+// field left out with no default is still absent. And a `0` of a body (a request's, a response's) arriving as another
+// number `n` is replayed with `n` sent: arriving as `n` again, a default replaced it (`quantity || 10`), an integer
+// response field's included (`quantity || 1`); units, rounding to whole numbers and a `??` default stay clean.
+import { test } from 'tap'
+import fc from 'fast-check'
+import Fastify, { type FastifyInstance } from 'fastify'
+import { Type, type TSchema } from '@sinclair/typebox'
+import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox'
+import Ajv from 'ajv'
+import { ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, fastifyVersioner, HeadVersion, schema, versioned, Version, VersionBundle, VersionChange, type RequestInfo, type ResponseInfo } from '../../plugin'
+import { verify } from '../../tools'
+import { appWith, summary } from '../helpers/verify-apps'
+import type { Teardown } from '../helpers/apps'
+
+type Validator = 'fastify' | 'no defaults' | 'typebox route' | 'typebox app' | 'own ajv'
+
+/**
+ * `POST /users` whose old version takes `role` lower-case, optional with `old` (its `default`, if any), and HEAD
+ * requires it upper-case: the request converter upper-cases it, reading it unguarded.
+ */
+async function roleApp (t: Teardown, old: { default?: string }, validator: Validator = 'fastify'): Promise<FastifyInstance> {
+  const User = Type.Object({ name: Type.String(), role: Type.String({ pattern: '^[A-Z]+$' }) }, { $id: 'User' })
+  class RolesBecameUpperCase extends VersionChange {
+    description = 'Roles are upper-case.'
+    instructionsToMigrateToPreviousVersion = [schema(User).field('role').had({ pattern: '^[a-z]+$', optional: true, ...old })]
+
+    @ConvertRequestToNextVersionFor(User)
+    up (request: RequestInfo) {
+      request.body.role = request.body.role.toUpperCase()
+    }
+  }
+  const app = Fastify(validator === 'no defaults' ? { ajv: { customOptions: { useDefaults: false } } } : {})
+  t.teardown(() => app.close())
+  if (validator === 'typebox app') app.setValidatorCompiler(TypeBoxValidatorCompiler)
+  if (validator === 'own ajv') {
+    const ajv = new Ajv({ useDefaults: true, strict: false })
+    app.setValidatorCompiler(({ schema }) => ajv.compile(schema))
+  }
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', RolesBecameUpperCase), new Version('2000-01-01')), docsUrl: null })
+  await app.register(versioned(async (api) => {
+    const own = validator === 'typebox route' ? { validatorCompiler: TypeBoxValidatorCompiler as never } : {}
+    api.post('/users', { schema: { body: User, response: { 200: Type.Object({ ok: Type.Boolean() }) } }, ...own }, async () => ({ ok: true }))
+  }))
+  await app.ready()
+  return app
+}
+
+/** What serving answers an old client leaving `role` out. */
+async function served (app: FastifyInstance): Promise<number> {
+  const response = await app.inject({ method: 'POST', url: '/users', headers: { 'x-api-version': '2000-01-01' }, payload: { name: 'Ada' } })
+  return response.statusCode
+}
+
+const failed = ['POST /users 2000-01-01 request converter failed converter after RolesBecameUpperCase (2001-01-01) by RolesBecameUpperCase.up']
+
+test('a converter reading a left-out field the validator in force fills with its default is no finding: serving answers 200', async (t) => {
+  for (const validator of ['fastify', 'own ajv'] as const) {
+    const app = await roleApp(t, { default: 'member' }, validator)
+    t.equal(await served(app), 200, `${validator}: the default reaches the converter when served`)
+    t.same(summary(await verify(app, { examples: 20 })), [], validator)
+  }
+})
+
+test('a converter reading a left-out field with no default, or a default the validator in force does not fill, still fails, as serving does', async (t) => {
+  const cases: Array<[string, { default?: string }, Validator]> = [
+    ['no default', {}, 'fastify'],
+    ['useDefaults: false', { default: 'member' }, 'no defaults'],
+    ['TypeBoxValidatorCompiler on the route', { default: 'member' }, 'typebox route'],
+    ['TypeBoxValidatorCompiler on the application', { default: 'member' }, 'typebox app']
+  ]
+  for (const [name, old, validator] of cases) {
+    const app = await roleApp(t, old, validator)
+    t.equal(await served(app), 500, `${name}: serving fails`)
+    t.same(summary(await verify(app, { examples: 20 })), failed, name)
+  }
+})
+
+/**
+ * `quantity` (of schema `type`) renamed from `qty` (with `old`'s keywords in the old version), on a route taking it and
+ * one answering it (no round trip), its converters writing `convert` of it each way.
+ */
+async function renamedQuantity (t: Teardown, at: { type: TSchema, old?: Record<string, unknown> }, convert: (value: any) => unknown): Promise<string[]> {
+  const Item = Type.Object({ id: Type.String(), quantity: at.type }, { $id: 'Item' })
+  class QtyBecameQuantity extends VersionChange {
+    description = 'qty became quantity.'
+    instructionsToMigrateToPreviousVersion = [schema(Item).field('quantity').had({ name: 'qty', ...at.old })]
+
+    @ConvertRequestToNextVersionFor(Item)
+    up (request: RequestInfo) {
+      request.body.quantity = convert(request.body.qty)
+      delete request.body.qty
+    }
+
+    @ConvertResponseToPreviousVersionFor(Item)
+    down (response: ResponseInfo) {
+      response.body.qty = convert(response.body.quantity)
+      delete response.body.quantity
+    }
+  }
+  const app = await appWith(t, QtyBecameQuantity, (api) => {
+    api.post('/items', { schema: { body: Item, response: { 200: Type.Object({ id: Type.String() }) } } }, async () => ({ id: 'i1' }))
+    api.get('/items', { schema: { response: { 200: Item } } }, async () => { throw new Error('not served in verify') })
+  })
+  return summary(await verify(app, { examples: 5 }))
+}
+
+const request = 'POST /items 2000-01-01 request lost body/qty after QtyBecameQuantity (2001-01-01) by QtyBecameQuantity.up'
+const response = 'GET /items 2000-01-01 response lost response 200/quantity after QtyBecameQuantity (2001-01-01) by QtyBecameQuantity.down'
+
+test('one way, a body\'s 0 replaced by a default other than 1 is found in a request and a response; by 1, in a response\'s integer field too', async (t) => {
+  const Count = Type.Integer({ minimum: 0, maximum: 100 })
+  const lossy: Array<[string, { type: TSchema, old?: Record<string, unknown> }, (value: any) => unknown, string[]]> = [
+    ['|| 10, a number', { type: Type.Number() }, (value: number) => value || 10, [request, response]],
+    ['|| 10, an integer', { type: Count }, (value: number) => value || 10, [request, response]],
+    ['|| 25, a negative number too', { type: Type.Integer({ minimum: -5, maximum: 50 }) }, (value: number) => value || 25, [request, response]],
+    ['|| 1, an integer', { type: Count }, (value: number) => value || 1, [request, response]],
+    ['Math.max(value, 3)', { type: Count }, (value: number) => Math.max(value, 3), [request, response]]
+  ]
+  for (const [name, at, convert, found] of lossy) t.same(await renamedQuantity(t, at, convert), found, name)
+})
+
+test('one way, a body\'s 0 converted without loss is no finding: units, units rounded to whole numbers, a 0 the other side cannot hold', async (t) => {
+  const correct: Array<[string, { type: TSchema, old?: Record<string, unknown> }, (value: any) => unknown]> = [
+    ['carried', { type: Type.Integer() }, (value) => value],
+    ['Celsius to Fahrenheit (0 is 32)', { type: Type.Number() }, (value: number) => value * 1.8 + 32],
+    ['Celsius to Fahrenheit, rounded to whole degrees', { type: Type.Integer() }, (value: number) => Math.round(value * 1.8 + 32)],
+    ['kilograms to grams, rounded', { type: Type.Integer() }, (value: number) => Math.round(value * 1000)],
+    ['an offset of one (a count from 1)', { type: Type.Integer({ minimum: 0 }) }, (value: number) => value + 1],
+    // HEAD's minimum of 1 refuses the version's 0: it must become another number (and HEAD sends no 0 down).
+    ['a 0 HEAD cannot hold, defaulted', { type: Type.Integer({ minimum: 1, maximum: 100 }), old: { minimum: 0 } }, (value: number) => value || 10]
+  ]
+  for (const [name, at, convert] of correct) t.same(await renamedQuantity(t, at, convert), [], name)
+})
+
+test('a body\'s 0 replaced by a default says which two values arrive as what; a ?? default the version\'s schema declares is no finding', async (t) => {
+  const Order = Type.Object({ quantity: Type.Integer({ minimum: 0, maximum: 100 }) }, { $id: 'Order' })
+  const build = async (convert: (body: { qty?: number }) => number): Promise<FastifyInstance> => {
+    class QtyBecameQuantity extends VersionChange {
+      description = 'qty became quantity, and may be left out.'
+      instructionsToMigrateToPreviousVersion = [schema(Order).field('quantity').had({ name: 'qty', optional: true, default: 10 })]
+
+      @ConvertRequestToNextVersionFor(Order)
+      up (request: RequestInfo) {
+        request.body.quantity = convert(request.body)
+        delete request.body.qty
+      }
+    }
+    return await appWith(t, QtyBecameQuantity, (api) => {
+      api.post('/orders', { schema: { body: Order, response: { 200: Type.Object({ ok: Type.Boolean() }) } } }, async () => ({ ok: true }))
+    })
+  }
+  const [defaulted, ...more] = await verify(await build((body) => body.qty || 10), { examples: 5 })
+  t.same(more, [])
+  t.equal(defaulted?.message, 'the value at /qty in 2000-01-01 does not reach HEAD: 0 and 10 both arrive as 10')
+  t.match(defaulted?.fix, /QtyBecameQuantity\.up makes two values one: .*keep a 0 a 0, rather than \|\| a default/)
+  t.same(summary(await verify(await build((body) => body.qty ?? 10), { examples: 20 })), [], '?? the default the version declares')
+  const app = await build((body) => body.qty as number)
+  const served = await app.inject({ method: 'POST', url: '/orders', headers: { 'x-api-version': '2000-01-01' }, payload: {} })
+  t.equal(served.statusCode, 200, 'the version\'s default reaches the converter')
+  t.same(summary(await verify(app, { examples: 20 })), [], 'the value read unguarded: the default fills it')
+})
+
+test('property: a body\'s 0 defaulted to any other count is found both ways; a linear conversion of it, rounded or not, is not', async (t) => {
+  const Count = Type.Integer({ minimum: 0, maximum: 100 })
+  await fc.assert(fc.asyncProperty(fc.integer({ min: 2, max: 100 }), fc.integer({ min: 1, max: 9 }), fc.integer({ min: 0, max: 50 }), async (fallback, scale, offset) => {
+    const defaulted = await renamedQuantity(t, { type: Count }, (value: number) => value || fallback)
+    const linear = await renamedQuantity(t, { type: Type.Integer() }, (value: number) => Math.round(value * (scale + 0.5) + offset))
+    return defaulted.length === 2 && defaulted[0] === request && defaulted[1] === response && linear.length === 0
+  }), { numRuns: 10, seed: 157 })
+})
