@@ -26,7 +26,8 @@
  * code `^[0-9]{5}$`), `'0.00'`, `'-4.35'`, past 2^53 for `large` (a converter parsing it meets what the numbers meet,
  * and loses the zero); for `empty`, it is `''` where its pattern
  * takes that, and otherwise, without such a number, its example shortened as far as the pattern allows (`'|'` for
- * `'street|zip'`).
+ * `'street|zip'`); for another boundary, without such a number, its example in both cases where its pattern takes
+ * them (`'dD-1'` for `'dd-1'` of `^[A-Za-z]{2}-[0-9]+$`: a code's case folded).
  * Values stay within the schema's bounds (`minimum`, `maximum`, `multipleOf`, `minLength`, `maxLength`).
  * @module
  */
