@@ -100,13 +100,11 @@ export function declaredChildren (node: JsonSchema, value: object): Array<[PathK
 interface Lineage {
   readonly generation: SchemaGeneration
   readonly resolveRef: RefResolver
-  /** The level the example is at. */
+  /** The level the example is at, and the level its values must reach. */
   readonly from: number
-  /** The level its values must reach. */
   readonly to: number
-  /** The pairings computed so far (one map for a whole run: they never change). */
+  /** The pairings computed so far (one map for a whole run: they never change); for headers, `lowerCase`: the example's fields are named in lower case, whatever case the schema declares them in. */
   readonly pairings?: Pairings
-  /** True for headers: the example's fields are named in lower case, whatever case the schema declares them in. */
   readonly lowerCase?: boolean
 }
 
@@ -115,8 +113,9 @@ interface Pairing {
   readonly key: string
   readonly type: unknown
   readonly there: string
-  /** The counterpart's schema. */
+  /** The counterpart's schema, and whether an instruction gives it another `pattern` (its text may be rewritten). */
   readonly thereType: unknown
+  readonly repatterned: boolean
   /** False when the counterpart's JSON type (but `null`) or string format differs (the field was retyped). */
   readonly sameType: boolean
   /** True when the JSON types differ by `null` alone (see typesBesideNull). */
@@ -146,7 +145,8 @@ function pairingsOf (lineage: Lineage, head: TSchema): readonly Pairing[] {
     if (counterpart === undefined) continue
     const { alike, nullOnly } = typesBesideNull(jsonTypeOf(field.type, lineage.resolveRef), jsonTypeOf(counterpart.field.type, lineage.resolveRef))
     const sameType = alike && formatsOf(counterpart.field.type, nodeOf) === formatsOf(field.type, nodeOf)
-    pairings.push({ key, type: field.type, there: counterpart.key, thereType: counterpart.field.type, sameType, nullOnly: sameType && nullOnly, id: field.id })
+    const repatterned = [field, counterpart.field].map(({ set, unset }) => JSON.stringify([set.pattern, unset.includes('pattern')])).some((one, _at, both) => one !== both[0])
+    pairings.push({ key, type: field.type, there: counterpart.key, thereType: counterpart.field.type, repatterned, sameType, nullOnly: sameType && nullOnly, id: field.id })
   }
   if (lineage.pairings !== undefined) lineage.pairings.set(head, (lineage.pairings.get(head) ?? new Map<string, readonly Pairing[]>()).set(levels, pairings))
   return pairings
@@ -275,10 +275,10 @@ export function followedValues (lineage: Lineage, headSchema: unknown, example: 
       for (const [key, sub] of declaredChildren(lower ? lowerCaseHeaders(node as TSchema) as JsonSchema : node, value)) follow(sub, key, key, true, { place: thereSchema === undefined || lineage.from === lineage.to ? undefined : placeThere(thereSchema, key, (schema) => asNode(schema, resolveRef)) })
       continue
     }
-    for (const { key, type, there, thereType, sameType, nullOnly, id } of pairingsOf(lineage, seed.head)) {
+    for (const { key, type, there, thereType, repatterned, sameType, nullOnly, id } of pairingsOf(lineage, seed.head)) {
       const [here, to] = lower ? [key.toLowerCase(), there.toLowerCase()] : [key, there]
       // Retyped: nothing of it has to arrive as it is (added or removed by an instruction: it has no pairing).
-      if (Object.hasOwn(value, here) && (sameType || retyped)) follow(type, here, to, sameType, { field: { head: seed.head, id }, place: type === thereType ? undefined : thereType, nullOnly })
+      if (Object.hasOwn(value, here) && (sameType || retyped)) follow(type, here, to, sameType, { field: { head: seed.head, id }, place: type === thereType && !repatterned ? undefined : thereType, nullOnly })
     }
   }
   return found
