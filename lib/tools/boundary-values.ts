@@ -26,7 +26,8 @@
  * code `^[0-9]{5}$`), `'0.00'`, `'-4.35'`, past 2^53 for `large` (a converter parsing it meets what the numbers meet,
  * and loses the zero); for `empty`, it is `''` where its pattern
  * takes that, and otherwise, without such a number, its example shortened as far as the pattern allows (`'|'` for
- * `'street|zip'`).
+ * `'street|zip'`); for another boundary, without such a number, its example in both cases where its pattern takes
+ * them (`'dD-1'` for `'dd-1'` of `^[A-Za-z]{2}-[0-9]+$`: a code's case folded).
  * Values stay within the schema's bounds (`minimum`, `maximum`, `multipleOf`, `minLength`, `maxLength`).
  * @module
  */
@@ -195,17 +196,59 @@ function leadingZeroDigits (boundary: Boundary, takes: (text: string) => boolean
   return undefined
 }
 
+/** The letters tried where a pattern taking both cases has no letter in its example (a hex id `'6'`). */
+const LETTERS = [...'abcdefghijklmnopqrstuvwxyz']
+
+/**
+ * `text` in both cases where the pattern takes them (a code `^[A-Za-z]{2}-[0-9]+$`), so that folding it either way
+ * (`toLowerCase()`, `toUpperCase()`) changes it: its last letter whose other case (one code point) the pattern takes
+ * in that case (`'dd-1'` → `'dD-1'`); without one, an upper-case letter at the last place taking a letter in both
+ * cases and a lower-case one at the place before that (`'4.yv'` → `'A.yv'`, `'66'` → `'aA'`, `'6'` → `'A'`), or
+ * with `upperFirst` false the other way round (`'6'` → `'a'`: across the boundaries, a text of one letter is sent in
+ * both cases).
+ * `undefined` where it holds both cases already, or the pattern takes no letter in both cases (a pattern of one case:
+ * the example is kept).
+ * @example
+ * ```ts
+ * bothCases('dd-1', (text) => /^[A-Za-z]{2}-[0-9]+$/u.test(text), true) // 'dD-1'
+ * ```
+ */
+function bothCases (text: string, takes: (text: string) => boolean, upperFirst: boolean): string | undefined {
+  const chars = [...text]
+  const [upper, lower] = [chars.some((char) => char !== char.toLowerCase()), chars.some((char) => char !== char.toUpperCase())]
+  if (upper && lower) return undefined
+  const put = (list: string[], at: number, char: string): string[] => [...list.slice(0, at), char, ...list.slice(at + 1)]
+  for (let at = chars.length - 1; at >= 0; at--) {
+    const other = chars[at] === chars[at].toLowerCase() ? chars[at].toUpperCase() : chars[at].toLowerCase()
+    if (other !== chars[at] && [...other].length === 1 && takes(put(chars, at, other).join(''))) return put(chars, at, other).join('')
+  }
+  // No letter to flip: the cases it lacks put in (in its last 32 places at most: a long example of digits stays quick).
+  let [made, from] = [chars, chars.length - 1]
+  const lacked = [...(upper ? [] : [true]), ...(lower ? [] : [false])]
+  for (const big of upperFirst ? lacked : lacked.reverse()) {
+    for (let at = from; at >= Math.max(0, chars.length - 32); at--) {
+      const letter = LETTERS.find((char) => takes(put(made, at, char).join('')) && takes(put(made, at, char.toUpperCase()).join('')))
+      if (letter === undefined) continue
+      [made, from] = [put(made, at, big ? letter.toUpperCase() : letter), at - 1]
+      break
+    }
+  }
+  return made === chars ? undefined : made.join('')
+}
+
 /**
  * The text of a boundary that a string node with a `pattern` and no `format` takes, within its lengths: for `empty`,
  * `''` where the pattern takes it; else the boundary's number written as text (a decimal amount `'19.99'`, a numeric
  * id); else, for `empty`, `example` with its characters left out one by one while the pattern still takes it (`'n|a'`
- * → `'|'`: the empty parts a converter splitting it meets). `undefined` when it takes none (its example is then the
- * pattern's string).
+ * → `'|'`: the empty parts a converter splitting it meets); for another boundary, `example` in both cases where the
+ * pattern takes them ({@link bothCases}: `'dd-1'` → `'dD-1'`, a converter folding its case meets it). `undefined`
+ * when it takes none (its example is then the pattern's string).
  * @example
  * ```ts
  * patternedText({ type: 'string', pattern: '^-?[0-9]+\\.[0-9]{2}$' }, 'spaces', '5.83') // '19.99'
  * patternedText({ type: 'string', pattern: '^[0-9]+$' }, 'large', '7')                 // '9007199254740993'
  * patternedText({ type: 'string', pattern: '^[a-z]*\\|[a-z]*$' }, 'empty', 'n|a')       // '|'
+ * patternedText({ type: 'string', pattern: '^[A-Za-z]{2}-[0-9]+$' }, 'large', 'dd-1')  // 'dD-1'
  * patternedText({ type: 'string', pattern: '^cus_[0-9]+$' }, 'spaces', 'cus_0')        // undefined
  * ```
  */
@@ -217,7 +260,8 @@ export function patternedText (node: JsonSchema, boundary: Boundary, example: un
   const takes = (text: string): boolean => [...text].length >= min && [...text].length <= max && pattern.test(text)
   if (boundary === 'empty' && takes('')) return ''
   const numeric = NUMERIC_TEXTS[boundary].find(takes) ?? leadingZeroDigits(boundary, takes)
-  if (numeric !== undefined || boundary !== 'empty' || typeof example !== 'string' || !takes(example)) return numeric
+  if (numeric !== undefined || typeof example !== 'string' || !takes(example)) return numeric
+  if (boundary !== 'empty') return bothCases(example, takes, boundary === 'padded')
   let kept = [...example]
   for (let at = 0; at < kept.length;) {
     const shorter = [...kept.slice(0, at), ...kept.slice(at + 1)]

@@ -100,23 +100,21 @@ export function declaredChildren (node: JsonSchema, value: object): Array<[PathK
 interface Lineage {
   readonly generation: SchemaGeneration
   readonly resolveRef: RefResolver
-  /** The level the example is at. */
+  /** The level the example is at, and the level its values must reach. */
   readonly from: number
-  /** The level its values must reach. */
   readonly to: number
-  /** The pairings computed so far (one map for a whole run: they never change). */
+  /** The pairings computed so far (one map for a whole run: they never change); for headers, `lowerCase`: the example's fields are named in lower case, whatever case the schema declares them in. */
   readonly pairings?: Pairings
-  /** True for headers: the example's fields are named in lower case, whatever case the schema declares them in. */
   readonly lowerCase?: boolean
 }
 
-/** A field of a seed at one level paired with its counterpart at another: its key, its schema, the counterpart's key. */
+/** A field of a seed at one level paired with its counterpart at another: its key, its schema, the counterpart's key and schema, and its `pattern` where an instruction makes it another (`''` for none). */
 interface Pairing {
   readonly key: string
   readonly type: unknown
   readonly there: string
-  /** The counterpart's schema. */
   readonly thereType: unknown
+  readonly therePattern: string | undefined
   /** False when the counterpart's JSON type (but `null`) or string format differs (the field was retyped). */
   readonly sameType: boolean
   /** True when the JSON types differ by `null` alone (see typesBesideNull). */
@@ -146,7 +144,8 @@ function pairingsOf (lineage: Lineage, head: TSchema): readonly Pairing[] {
     if (counterpart === undefined) continue
     const { alike, nullOnly } = typesBesideNull(jsonTypeOf(field.type, lineage.resolveRef), jsonTypeOf(counterpart.field.type, lineage.resolveRef))
     const sameType = alike && formatsOf(counterpart.field.type, nodeOf) === formatsOf(field.type, nodeOf)
-    pairings.push({ key, type: field.type, there: counterpart.key, thereType: counterpart.field.type, sameType, nullOnly: sameType && nullOnly, id: field.id })
+    const [mine, theirs] = [field, counterpart.field].map(({ type, set, unset }) => unset.includes('pattern') ? '' : String(set.pattern ?? nodeOf(type)?.pattern ?? ''))
+    pairings.push({ key, type: field.type, there: counterpart.key, thereType: counterpart.field.type, therePattern: mine === theirs ? undefined : theirs, sameType, nullOnly: sameType && nullOnly, id: field.id })
   }
   if (lineage.pairings !== undefined) lineage.pairings.set(head, (lineage.pairings.get(head) ?? new Map<string, readonly Pairing[]>()).set(levels, pairings))
   return pairings
@@ -186,8 +185,9 @@ export interface FollowedValue {
   readonly nullOnly?: boolean
   /** The fields the other level declares there, where the value (an object) holds none of them: it must be reshaped. */
   readonly fieldsThere?: readonly string[]
-  /** For a field renamed between the levels (its key there another), of a type no instruction changes: how its value must arrive (./renamed-values.ts). */
+  /** For a field renamed between the levels (its key there another), of a type no instruction changes: how its value must arrive (./renamed-values.ts); and `therePattern`, the other level's `pattern` where an instruction makes it another. */
   readonly kept?: Kept
+  readonly therePattern?: string
   /** For a field of a seed: the seed's HEAD schema and the field's identity (kept through renames). */
   readonly field?: { readonly head: TSchema, readonly id: number }
 }
@@ -259,13 +259,13 @@ export function followedValues (lineage: Lineage, headSchema: unknown, example: 
     const bare = asNode(schema, resolveRef)
     if (bare === undefined || schema === true || typeof value !== 'object' || value === null) continue
     const node = readingNode(bare, value, resolveRef)
-    const follow = (sub: unknown, key: PathKey, there: PathKey, sameType: boolean, { field, place, nullOnly }: { field?: FollowedValue['field'], place?: unknown, nullOnly?: boolean } = {}): void => {
+    const follow = (sub: unknown, key: PathKey, there: PathKey, sameType: boolean, { field, place, nullOnly, therePattern }: { field?: FollowedValue['field'], place?: unknown, nullOnly?: boolean, therePattern?: string } = {}): void => {
       const held = (value as Record<PathKey, unknown>)[key]
       if (place === null || placeThere(thereSchema, there, (schema) => asNode(schema, resolveRef)) === null) return
       // A member of an enum the other level lacks has nowhere to go as it is (a converter maps it, or leaves it out), nor an item past its maxItems.
       if (held !== null && typeof held !== 'object' && lacksMember(lineage, sub, held)) return
       if (typeof key === 'number' && (holdsLackedMember(lineage, sub, held) || key >= Number(asNode(thereSchema, resolveRef)?.maxItems ?? Infinity))) return
-      const child = { from: [...at.from, key], to: [...at.to, there], sameType, field, ...(nullOnly === true ? { nullOnly } : {}), ...(key !== there && place === undefined ? keptField(sub, (schema) => asNode(schema, resolveRef)) : {}), ...fieldsThereOnly(place, held, (schema) => asNode(schema, resolveRef)) }
+      const child = { from: [...at.from, key], to: [...at.to, there], sameType, field, ...(nullOnly === true ? { nullOnly } : {}), ...(key !== there && place === undefined ? { ...keptField(sub, (schema) => asNode(schema, resolveRef)), ...(therePattern === undefined ? {} : { therePattern }) } : {}), ...fieldsThereOnly(place, held, (schema) => asNode(schema, resolveRef)) }
       found.push(child)
       if (sameType) stack.push({ schema: sub, value: (value as Record<PathKey, unknown>)[key], at: child, there: place })
     }
@@ -275,10 +275,10 @@ export function followedValues (lineage: Lineage, headSchema: unknown, example: 
       for (const [key, sub] of declaredChildren(lower ? lowerCaseHeaders(node as TSchema) as JsonSchema : node, value)) follow(sub, key, key, true, { place: thereSchema === undefined || lineage.from === lineage.to ? undefined : placeThere(thereSchema, key, (schema) => asNode(schema, resolveRef)) })
       continue
     }
-    for (const { key, type, there, thereType, sameType, nullOnly, id } of pairingsOf(lineage, seed.head)) {
+    for (const { key, type, there, thereType, therePattern, sameType, nullOnly, id } of pairingsOf(lineage, seed.head)) {
       const [here, to] = lower ? [key.toLowerCase(), there.toLowerCase()] : [key, there]
       // Retyped: nothing of it has to arrive as it is (added or removed by an instruction: it has no pairing).
-      if (Object.hasOwn(value, here) && (sameType || retyped)) follow(type, here, to, sameType, { field: { head: seed.head, id }, place: type === thereType ? undefined : thereType, nullOnly })
+      if (Object.hasOwn(value, here) && (sameType || retyped)) follow(type, here, to, sameType, { field: { head: seed.head, id }, place: type === thereType ? undefined : thereType, nullOnly, therePattern })
     }
   }
   return found

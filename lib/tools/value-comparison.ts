@@ -11,6 +11,7 @@ import { pointerOfPath, valueAt, type FollowedValue, type PathKey } from './data
 import type { MovedValue } from './moved-values'
 import { shownValue } from './document-places'
 import { keptChange, type Kept } from './renamed-values'
+import { patternOf } from '../values/string-examples'
 
 /**
  * A value as a finding shows it: as `check` shows values (a string quoted, long values cut at 60 characters, made
@@ -149,6 +150,8 @@ export function changedRenamed (followed: readonly FollowedValue[], example: unk
   const changed: Difference[] = []
   for (const at of followed) {
     const value = at.kept === undefined || typeof at.from[at.from.length - 1] === 'number' ? undefined : valueAt(example, at.from)
+    // A text the other level's pattern refuses must be rewritten (HEAD's codes in lower case only): it is not compared.
+    if (at.therePattern !== undefined && typeof value === 'string' && patternOf({ pattern: at.therePattern })?.test(value) === false) continue
     const became = value === undefined ? undefined : keptChange(at.kept as Kept, value, valueAt(data, at.to), shown)
     if (became !== undefined) changed.push({ at, value, became, fix: RENAMED_FIX })
   }
