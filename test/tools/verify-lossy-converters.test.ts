@@ -11,7 +11,7 @@ import {
 } from '../../plugin'
 import { verify, type VerifyFinding } from '../../tools'
 import { versionedApp, type Teardown } from '../helpers/apps'
-import { appWith, summary } from '../helpers/verify-apps'
+import { appWith, renamedField, summary } from '../helpers/verify-apps'
 import { singleApi, versionerStateOf } from '../../lib/tools/versioned-apis'
 
 /** `POST path` taking `body` and answering it (a round trip), or `{ id }` with `GET path` answering `body` (a POST: no full replace). */
@@ -1047,24 +1047,8 @@ test('regression: inside a record whose keys follow a pattern, a lossy converter
 
 /** A field renamed from `old` to `renamed` (its type unchanged), on a route taking it and another answering it: one way only, no round trip. */
 async function oneWayRename (t: Teardown, type: TSchema, convert: (value: unknown) => unknown): Promise<string[]> {
-  const Thing = Type.Object({ id: Type.String(), renamed: type }, { $id: 'Thing' })
-  class OldBecameRenamed extends VersionChange {
-    description = 'old became renamed.'
-    instructionsToMigrateToPreviousVersion = [schema(Thing).field('renamed').had({ name: 'old' })]
-
-    @ConvertRequestToNextVersionFor(Thing)
-    up (request: RequestInfo) {
-      request.body.renamed = convert(request.body.old)
-      delete request.body.old
-    }
-
-    @ConvertResponseToPreviousVersionFor(Thing)
-    down (response: ResponseInfo) {
-      response.body.old = convert(response.body.renamed)
-      delete response.body.renamed
-    }
-  }
-  return summary(await verify(await appWith(t, OldBecameRenamed, echo('/things', Thing, false)), { examples: 5 }))
+  const { Thing, change } = renamedField(type, convert)
+  return summary(await verify(await appWith(t, change, echo('/things', Thing, false)), { examples: 5 }))
 }
 
 test('one way, a renamed field\'s value that a converter changes while losing some of it is found: a default for 0, a constant flag, a list filtered or cut, a case folded, digits parsed', async (t) => {

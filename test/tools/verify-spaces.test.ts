@@ -10,7 +10,7 @@ import {
 } from '../../plugin'
 import { verify } from '../../tools'
 import type { Teardown } from '../helpers/apps'
-import { appWith, summary } from '../helpers/verify-apps'
+import { appWith, renamedField, summary } from '../helpers/verify-apps'
 import { sentinelFor } from '../../lib/tools/boundary-strings'
 import { BOUNDARIES } from '../../lib/tools/boundary-values'
 import { generateExamples } from '../../lib/tools/example-generation'
@@ -47,24 +47,8 @@ function roundTrip (Thing: TSchema) {
 
 /** A field renamed from `old` to `renamed` (its type unchanged), its value converted by `convert` both ways. */
 async function renamed (t: Teardown, type: TSchema, convert: Convert, routes = oneWay): Promise<string[]> {
-  const Thing = Type.Object({ id: Type.String(), renamed: type }, { $id: 'Thing' })
-  class OldBecameRenamed extends VersionChange {
-    description = 'old became renamed.'
-    instructionsToMigrateToPreviousVersion = [schema(Thing).field('renamed').had({ name: 'old' })]
-
-    @ConvertRequestToNextVersionFor(Thing)
-    up (request: RequestInfo) {
-      request.body.renamed = convert(request.body.old)
-      delete request.body.old
-    }
-
-    @ConvertResponseToPreviousVersionFor(Thing)
-    down (response: ResponseInfo) {
-      response.body.old = convert(response.body.renamed)
-      delete response.body.renamed
-    }
-  }
-  return summary(await verify(await appWith(t, OldBecameRenamed, routes(Thing)), { examples: 1 }))
+  const { Thing, change } = renamedField(type, convert)
+  return summary(await verify(await appWith(t, change, routes(Thing)), { examples: 1 }))
 }
 
 /** A field `value` not renamed that the request converter of a change renaming another field (`ref` to `reference`) converts. */
