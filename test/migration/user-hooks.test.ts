@@ -281,6 +281,40 @@ const envelopedRoutes: FastifyPluginAsync = async (api) => {
   })
 }
 
+test('hooks an onRoute hook adds run before the versioner\'s when it is registered before the plugin, after them when registered after it', async (t) => {
+  for (const registered of ['before', 'after'] as const) {
+    const seen: Seen = new Map()
+    const hooks = recorders(seen, registered)
+    const toEveryRoute = (route: RouteOptions): void => {
+      for (const kind of ['preValidation', 'preSerialization', 'onSend'] as const) {
+        route[kind] = [...[route[kind] ?? []].flat(), hooks[kind]] as never
+      }
+    }
+    const app = Fastify({ logger: false })
+    t.teardown(() => app.close())
+    if (registered === 'before') app.addHook('onRoute', toEveryRoute)
+    await app.register(fastifyVersioner, { versions: versions() })
+    if (registered === 'after') app.addHook('onRoute', toEveryRoute)
+    await app.register(versioned(async (api) => {
+      api.post('/users', { schema: { body: UserCreate, response } }, async (request) => {
+        if (request.body.fullName === 'taken') throw taken()
+        return { id: 'u2', ...request.body }
+      })
+    }))
+    const post = async (name: string) =>
+      await app.inject({ method: 'POST', url: '/users', headers: { 'x-api-version': OLDEST }, payload: { name, status: 'paused' } })
+    t.same((await post('Ada')).json(), { id: 'u2', name: 'Ada', status: 'paused' })
+    const before = registered === 'before'
+    t.same(seen.get(`${registered} preValidation`), before ? { name: 'Ada', status: 'paused' } : { fullName: 'Ada', status: 'held' },
+      `${registered}: preValidation sees ${before ? 'the request as sent' : 'HEAD data'}`)
+    t.same(seen.get(`${registered} preSerialization`), before ? { id: 'u2', fullName: 'Ada', status: 'held' } : { id: 'u2', name: 'Ada', status: 'paused' },
+      `${registered}: preSerialization sees ${before ? 'HEAD\'s body' : 'the version\'s converted body'}`)
+    t.same(seen.get(`${registered} onSend 200`), { id: 'u2', name: 'Ada', status: 'paused' }, `${registered}: onSend sees the version's text`)
+    t.same((await post('taken')).json(), conflictOld)
+    t.same(seen.get(`${registered} onSend 409`), conflictOld, `${registered}: and the version's error body`)
+  }
+})
+
 test('an onSend hook given to every route (an onRoute hook) wraps what each version answers, errors and JSON text included', async (t) => {
   const toEveryRoute = (root: FastifyInstance): void => {
     root.addHook('onRoute', (route: RouteOptions) => { route.onSend = [...[route.onSend ?? []].flat(), envelope] })
