@@ -335,3 +335,24 @@ test('limit: an onSend hook added with addHook runs before the route\'s own: wha
   t.same((await get(app, '/users/taken', OLDEST)).json(), {}, 'the error converter reads the envelope in place of the error')
   t.same((await get(app, '/users/taken', NEWEST)).json(), { data: conflict, version: NEWEST }, 'the newest version has nothing to convert')
 })
+
+test('regression: text under a JSON media type that is not one JSON value (NDJSON records) reached an old version as HEAD\'s, and nothing said so', async (t) => {
+  const warnings: string[] = []
+  const onWarning = (warning: Error & { code?: string }): void => { warnings.push(`${String(warning.code)}: ${warning.message}`) }
+  process.on('warning', onWarning)
+  t.teardown(() => { process.removeListener('warning', onWarning) })
+  const records = `${JSON.stringify(ada)}\n${JSON.stringify(ada)}\n`
+  const app = await appOf(t, true, async (api) => {
+    api.get('/export', { schema: { response } }, async (_request, reply) => await reply.type('application/x-ndjson').send(records as never))
+    api.get('/empty', { schema: { response } }, async (_request, reply) => await reply.type('application/json').send('' as never))
+  })
+  for (let round = 0; round < 2; round++) {
+    t.equal((await get(app, '/export', OLDEST)).body, records, 'sent as it is, as a stream is')
+    t.equal((await get(app, '/export', NEWEST)).body, records)
+    t.equal((await get(app, '/empty', OLDEST)).body, '', 'an empty text has nothing to convert')
+  }
+  await new Promise((resolve) => setImmediate(resolve))
+  const ours = warnings.filter((warning) => warning.startsWith('FSTVRS001'))
+  t.equal(ours.length, 1, 'FSTVRS001 once for the route, version and status; none for the newest version nor the empty text')
+  t.match(ours[0], /status 200 could not be migrated to API version '2000-01-01'.*text that is not one JSON value/)
+})
