@@ -7,7 +7,7 @@
 import { test } from 'tap'
 import fp from 'fastify-plugin'
 import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyReply, type FastifyRequest, type RouteOptions } from 'fastify'
-import { Type } from '@sinclair/typebox'
+import { Type, type Static } from '@sinclair/typebox'
 import {
   ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, fastifyVersioner, HeadVersion, schema, Version, VersionBundle,
   VersionChange, versioned, type RequestInfo, type ResponseInfo
@@ -218,8 +218,9 @@ test('what the application\'s hooks see at every level, for an old version\'s re
     add(api, 'scope')
     await api.register(fp(async (plugin) => { add(plugin, 'plugin') }))
     api.post('/accounts', { schema: { body: UserCreate, response }, ...routeHooks }, async (request) => {
-      if (request.body.fullName === 'taken') throw taken()
-      return { id: 'u3', ...request.body }
+      const body = request.body as Static<typeof UserCreate>
+      if (body.fullName === 'taken') throw taken()
+      return { id: 'u3', ...body }
     })
   }, (root) => { add(root, 'app') })
   const created = await app.inject({ method: 'POST', url: '/accounts', headers: { 'x-api-version': OLDEST }, payload: { name: 'Ada', status: 'paused' } })
