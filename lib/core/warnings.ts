@@ -18,7 +18,7 @@ export const processWarning = {
     name: 'FastifyVersionerWarning',
     code: 'FSTVRS001',
     message: "A response of status %s could not be migrated to API version '%s': its payload is not JSON text (a stream, a buffer, " +
-      "or compressed before the versioner's onSend hook), so the converters of its body did not run. Emitted once per route, version and status.",
+      "text that is not one JSON value, or compressed before the versioner's onSend hook), so the converters of its body did not run. Emitted once per route, version and status.",
     unlimited: true
   }),
   FSTVRS002: createWarning({

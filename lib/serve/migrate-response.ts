@@ -207,16 +207,14 @@ export function createSendHook (
       })
       return
     }
-    if (!work) {
-      done(null, payload)
-      return
-    }
+    if (!work) return done(null, payload)
     let body: unknown
     try {
-      body = JSON.parse(String(payload))
+      body = JSON.parse(payload)
     } catch {
-      done(null, payload)
-      return
+      // Not one JSON value (several NDJSON records, a truncated text): sent as it is, as a stream is, and said so.
+      if (payload !== '') warnIfUnconverted(behaviour, status, reply)
+      return done(null, payload)
     }
     convertBody({ request, reply, state, behaviour, route, keyHolds: true }, body, payload, afterAwaiting(reply, done))
   }
