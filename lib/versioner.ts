@@ -16,7 +16,7 @@ import { createRouteObserver, VERSION_CONSTRAINT } from './serve/route-registrat
 import { buildRouteTable, type VersionedRouteInfo } from './routes/route-table'
 import { VersionedSchemas } from './schemas/versioned-schemas'
 import { kBundleInternals, kRequestState, kToolFacts, kVersionerState, type ToolFacts } from './core/symbols'
-import { checkComponentNames, checkInstructionReferences, checkMethods, checkUsage } from './routes/usage-checks'
+import { checkComponentNames, checkMethods, checkUsage } from './routes/usage-checks'
 import { checkWebhookNames, Webhooks, webhookTimeline } from './routes/webhooks'
 import { createWebhookRenderer } from './serve/webhook-render'
 import { createWebhookCapture } from './serve/webhook-capture'
@@ -30,6 +30,7 @@ import { releasedNow } from './serve/release-clock'
 import { kPreview } from './serve/upgrade-preview'
 import { kCapture } from './serve/exchange-capture'
 import { appAjvSetup } from './core/strict-validator'
+import { checkFieldInstructions } from './routes/instruction-keywords'
 import { copyJson } from './values/json-copy'
 import { warnUndeclaredPointers } from './serve/redaction-places'
 import { VersionerState } from './routes/versioner-state'
@@ -228,7 +229,7 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
       checkWebhookNames(webhooks.list(), state.generation.levels)
       checkUsage(state, webhooks.list())
       checkComponentNames(state, webhooks.list())
-      checkInstructionReferences(state)
+      checkFieldInstructions(state, appAjvSetup(fastify))
       if (resolved.captureExchanges !== undefined) warnUndeclaredPointers(state, resolved.captureExchanges.redaction.pointers, webhooks.list())
       state.ready = true
       logServedVersions(fastify, resolved, docsOptions)

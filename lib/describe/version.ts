@@ -77,6 +77,20 @@ function changeClasses (changes: readonly unknown[], where: string, first: numbe
   return Object.freeze([...changes] as VersionChangeClass[])
 }
 
+/** Throws when the last argument, read as the lifecycle object, is an array of changes or a change's instance or look-alike. */
+function checkNotChanges (last: unknown, where: string): void {
+  if (typeof last !== 'object' || last === null) return
+  if (Array.isArray(last)) {
+    throw new VersionerStructureError(`${where} was given an array; give the version change classes as arguments, not in a list: new Version('2001-01-01', ChangeA, ChangeB).`)
+  }
+  const prototype: unknown = Object.getPrototypeOf(last)
+  const instance = prototype !== Object.prototype && prototype !== null
+  if (!instance && !('instructionsToMigrateToPreviousVersion' in last) && !('description' in last)) return
+  const name = instance ? (last as { constructor: { name: string } }).constructor.name : 'an object'
+  throw new VersionerStructureError(`${where} was given ${instance ? `an instance of ${name} (new ${name}())` : 'an object with a description or instructions'}, ` +
+    `not a version change class: pass the class itself, new Version('2001-01-01', ${instance ? name : 'MyChange'}), a class extending VersionChange.`)
+}
+
 /**
  * One API version: its value (an ISO date such as `'2001-01-01'`, or any string with
  * `apiVersionFormat: 'string'`) and the version changes that made it differ from the version before it.
@@ -127,6 +141,7 @@ export class Version {
         'use printable ASCII (or Latin-1) characters, no control characters.')
     }
     const last = changes[changes.length - 1]
+    checkNotChanges(last, `Version('${this.value}')`)
     const lifecycle = typeof last === 'object' && last !== null ? changes.pop() as VersionLifecycle : {}
     this.changes = changeClasses(changes, `Version('${this.value}')`, 2, '; only the last argument may be an object of lifecycle dates')
     const unknown = Object.keys(lifecycle).filter((key) => !LIFECYCLE_KEYS.includes(key))

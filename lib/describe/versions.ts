@@ -74,6 +74,9 @@ function bundleArguments (items: Array<HeadVersion | Version | VersionBundleOpti
   const foreign = args.find((item) => ofAnotherCopy(item, Version) || ofAnotherCopy(item, HeadVersion))
   if (foreign !== undefined) throw new VersionerStructureError(`VersionBundle: argument ${args.indexOf(foreign) + 1} is a ${foreign.constructor.name} ${ANOTHER_COPY}.`)
   const last = args[args.length - 1]
+  if (Array.isArray(last)) {
+    throw new VersionerStructureError('VersionBundle was given an array; give the versions as arguments, newest first, not in a list: new VersionBundle(...versions).')
+  }
   const options: VersionBundleOptions = last !== undefined && !(last instanceof Version) && !(last instanceof HeadVersion)
     ? args.pop() as VersionBundleOptions
     : {}

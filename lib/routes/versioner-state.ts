@@ -15,6 +15,7 @@ import type { VersionBehaviours } from './version-behaviours'
 import type { VersionedScope } from '../describe/versioned-scope'
 import { generationSteps, type GenerationStep, type VersionBundle } from '../describe/versions'
 import { kBundleInternals } from '../core/symbols'
+import { fastifyPrivate } from '../core/application-root'
 
 /** What the state needs from the plugin options. */
 interface StateOptions {
@@ -44,6 +45,26 @@ export interface HeadRoute {
   readonly validation: { readonly context: FastifyInstance, readonly compiler: unknown }
   /** The routes registered for it: one per distinct (path, methods) it has across versions. */
   readonly registered: RegisteredRoute[]
+}
+
+/** A validator compiler (Fastify's signature). */
+type ValidatorCompiler = (route: { schema: TSchema, method: string, url: string, httpPart: string }) => unknown
+
+/** The part of Fastify's schema controller read here (private: `fastify.schemaController`). */
+interface SchemaController {
+  readonly validatorCompiler?: unknown
+  readonly isCustomValidatorCompiler?: boolean
+  readonly parent?: SchemaController
+}
+
+/** The application's own validator compiler a route is validated by, or `undefined` where Fastify's Ajv validates it. */
+export function ownValidatorCompiler ({ context, compiler }: HeadRoute['validation']): ValidatorCompiler | undefined {
+  if (typeof compiler === 'function') return compiler as ValidatorCompiler
+  let controller = fastifyPrivate(context, 'fastify.schemaController') as SchemaController | undefined
+  // A context's controller uses its own compiler, else its parent's.
+  while (controller !== undefined && controller.validatorCompiler === undefined) controller = controller.parent
+  const found = controller?.validatorCompiler
+  return controller?.isCustomValidatorCompiler === true && typeof found === 'function' ? found as ValidatorCompiler : undefined
 }
 
 /** One route registered with Fastify for a HEAD route: the versions it serves at one path and methods. */

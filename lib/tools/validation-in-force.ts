@@ -8,35 +8,18 @@
 import { Type, type TSchema } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 import { appAjvSetup, fastifyAjv, type AppAjvSetup, type Check } from '../core/strict-validator'
-import { fastifyPrivate } from '../core/application-root'
 import { isThenable } from '../serve/step-runner'
 import { validationFailure } from '../serve/head-validation'
-import type { HeadRoute } from '../routes/versioner-state'
+import { ownValidatorCompiler, type HeadRoute } from '../routes/versioner-state'
 import type { RequestPart, RequestPlan } from '../routes/version-plan'
 import { versionerStateOf } from './versioned-apis'
 
 type Validate = ((data: unknown) => unknown) & { errors?: null }
 type Compiler = (route: { schema: TSchema, method: string, url: string, httpPart: string }) => Validate
-
-/** The part of Fastify's schema controller read here (private: `fastify.schemaController`). */
-interface SchemaController {
-  readonly validatorCompiler?: unknown
-  readonly isCustomValidatorCompiler?: boolean
-  readonly parent?: SchemaController
-}
+const ownCompiler = (validation: HeadRoute['validation']): Compiler | undefined => ownValidatorCompiler(validation) as Compiler | undefined
 
 /** What `check` asks of a validator: Ajv's option names, as Fastify's Ajv would be set to answer alike. */
 interface Measured { removeAdditional: boolean | 'all', useDefaults: boolean, coerceTypes: boolean }
-
-/** The application's own validator compiler a route is validated by, or `undefined` where Fastify's Ajv validates it. */
-function ownCompiler ({ context, compiler }: HeadRoute['validation']): Compiler | undefined {
-  if (typeof compiler === 'function') return compiler as Compiler
-  let controller = fastifyPrivate(context, 'fastify.schemaController') as SchemaController | undefined
-  // A context's controller uses its own compiler, else its parent's.
-  while (controller !== undefined && controller.validatorCompiler === undefined) controller = controller.parent
-  const found = controller?.validatorCompiler
-  return controller?.isCustomValidatorCompiler === true && typeof found === 'function' ? found as Compiler : undefined
-}
 
 /** What a validator makes of `data` (a copy), or `undefined` when it refuses it or cannot say (it throws, or is async). */
 function validatedBy (validate: () => Validate, data: Record<string, unknown>): Record<string, unknown> | undefined {

@@ -304,6 +304,20 @@ test('lifecycle options are validated and stored', async (t) => {
     /Version\('2000-01-01'\): unknown lifecycle option\(s\) deprecated, sunset; use deprecatedAt, sunsetAt, link/)
 })
 
+test('a change given as an instance, in a list or as an object, and versions in a list, are named as such', async (t) => {
+  const AddNickname = changeClass('AddNickname', [])
+  throwsStructure(t, () => new Version('2001-01-01', asAny(new AddNickname())),
+    /Version\('2001-01-01'\) was given an instance of AddNickname \(new AddNickname\(\)\), not a version change class: pass the class itself, new Version\('2001-01-01', AddNickname\)/)
+  throwsStructure(t, () => new Version('2001-01-01', asAny([AddNickname])),
+    /Version\('2001-01-01'\) was given an array; give the version change classes as arguments, not in a list/)
+  throwsStructure(t, () => new Version('2001-01-01', asAny({ description: 'Nickname added.', instructionsToMigrateToPreviousVersion: [] })),
+    /Version\('2001-01-01'\) was given an object with a description or instructions, not a version change class/)
+  throwsStructure(t, () => new VersionBundle(asAny([new Version('2001-01-01', AddNickname), new Version('2000-01-01')])),
+    /VersionBundle was given an array; give the versions as arguments, newest first, not in a list: new VersionBundle\(\.\.\.versions\)/)
+  t.equal(new Version('2001-01-01', Object.assign(Object.create(null) as object, { deprecatedAt: '2026-01-01' })).deprecatedAt?.toISOString(),
+    '2026-01-01T00:00:00.000Z', 'a lifecycle object without a prototype is still read as one')
+})
+
 test('the apiVersionStorage option', async (t) => {
   const storage = new AsyncLocalStorage<string | undefined>()
   const bundle = new VersionBundle(new HeadVersion(), new Version('2001-01-01'), new Version('2000-01-01'), { apiVersionStorage: storage })
