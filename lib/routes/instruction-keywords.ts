@@ -37,10 +37,10 @@ function distance (a: string, b: string): number {
   return rows[a.length][b.length]
 }
 
-/** The attribute or keyword `key` most likely misspells (a case, one edit, two in a long word; a word holding `name`), if any. */
+/** The attribute or keyword `key` most likely misspells (a case, one edit, two in a long word; a word ending in `name`: not `enumNames`), if any. */
 function meant (key: string, known: readonly string[]): string | undefined {
   const lower = key.toLowerCase()
-  if (lower.includes('name')) return 'name'
+  if (lower.endsWith('name')) return 'name'
   let best: [string, number] | undefined
   for (const word of [...ATTRIBUTES, ...known]) {
     const edits = distance(lower, word.toLowerCase())
