@@ -1,0 +1,273 @@
+/**
+ * Requests whose client leaves mid-conversion, over real connections (HTTP/1.1 keep-alive and HTTP/2): wherever it
+ * leaves (while an async picker resolves, a request converter runs, the handler runs, a response or error converter
+ * runs), later requests on the same instance and connection pool are answered in their version, a request served
+ * meanwhile is not held, nothing is logged or rejected unhandled, the version storage is let go, and the exchange is
+ * published as the application answered it. Each stop is a latch the test holds and releases: no timing races.
+ */
+import { test } from 'tap'
+import fc from 'fast-check'
+import http from 'node:http'
+import { connect, constants, type ClientHttp2Session } from 'node:http2'
+import diagnosticsChannel from 'node:diagnostics_channel'
+import { Writable } from 'node:stream'
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
+import { Type } from '@sinclair/typebox'
+import {
+  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, fastifyVersioner, schema, Version, VersionBundle, VersionChange,
+  VersionChangeWithSideEffects, versioned, VersionPicker, type CapturedExchange, type RequestInfo, type ResponseInfo
+} from '../../plugin'
+import { kBundleInternals } from '../../lib/core/symbols'
+import { sharedPathBundle, sharedPathRoutes } from '../helpers/http-apps'
+
+type Stop = 'pick' | 'request converter' | 'handler' | 'response converter' | 'error converter'
+
+/** Where one request of a run is held, by the name it sends: the test releases it once it has done its part. */
+class Latch {
+  private held: { stop: Stop, name: string, reached: () => void, released: Promise<void> } | undefined
+  private release: () => void = () => {}
+
+  /** Holds the request named `name` at `stop`; resolves once it got there. */
+  arm (stop: Stop, name: string): Promise<void> {
+    return new Promise((reached) => {
+      const released = new Promise<void>((resolve) => { this.release = resolve })
+      this.held = { stop, name, reached, released }
+    })
+  }
+
+  /** A promise to await at `stop` for the request named `name`, or `undefined` when it is not held (sync converters). */
+  at (stop: Stop, name: unknown): Promise<void> | undefined {
+    const held = this.held
+    if (held === undefined || held.stop !== stop || held.name !== name) return undefined
+    held.reached()
+    return held.released
+  }
+
+  open (): void {
+    this.held = undefined
+    this.release()
+  }
+}
+
+const latch = new Latch()
+const Thing = Type.Object({ name: Type.String(), size: Type.Number(), note: Type.String() })
+const NewThing = Type.Object({ name: Type.String(), size: Type.Number() })
+
+/** 2001-01-01 and older: `isApplied` says which of them serves (read in the handler, through every await). */
+class ThingsAreNoted extends VersionChangeWithSideEffects {
+  description = 'Things carry a note.'
+  instructionsToMigrateToPreviousVersion = []
+}
+
+/** 2001-01-01 and older lack `size`; their errors are `{ error: { text } }`. Each converter is sync unless held. */
+class SizesAndErrors extends VersionChange {
+  description = 'Things have a size; errors are problem details.'
+  instructionsToMigrateToPreviousVersion = [schema(NewThing).field('size').didntExist, schema(Thing).field('size').didntExist]
+
+  @ConvertRequestToNextVersionFor(NewThing)
+  up (request: RequestInfo) {
+    const set = (): void => { request.body.size = 1 }
+    const held = latch.at('request converter', request.body.name)
+    if (held === undefined) set()
+    else return held.then(set)
+  }
+
+  @ConvertResponseToPreviousVersionFor(Thing)
+  down (response: ResponseInfo) {
+    const drop = (): void => { delete response.body.size }
+    const held = latch.at('response converter', response.headers['x-thing'])
+    if (held === undefined) drop()
+    else return held.then(drop)
+  }
+
+  @ConvertResponseToPreviousVersionFor('/things', ['POST'], { migrateHttpErrors: true })
+  errors (response: ResponseInfo) {
+    if (response.statusCode < 400) return
+    const reshape = (): void => { response.body = { error: { text: response.body.message } } }
+    const held = latch.at('error converter', response.headers['x-thing'])
+    if (held === undefined) reshape()
+    else return held.then(reshape)
+  }
+}
+
+/** The version the request names; held when the test says so (an account store answering late). */
+class SlowAccountPicker extends VersionPicker {
+  override pick (request: FastifyRequest) {
+    const requested = this.requested(request)
+    return latch.at('pick', request.headers['x-name'])?.then(() => requested) ?? requested
+  }
+}
+
+const OLD = ['2001-01-01', '2000-01-01'] as const
+
+/** What a version answers for a thing named `name` (a `missing-` one is a 404). */
+function expected (version: string, name: string): { status: number, body: unknown } {
+  if (name.startsWith('missing-')) return { status: 404, body: { error: { text: `No thing named ${name}.` } } }
+  return { status: 200, body: { name, note: version === '2001-01-01' ? 'noted' : 'plain' } }
+}
+
+/** One request in flight: its answer (status and JSON body, or `'gone'`), and a way to leave it. */
+interface Call { readonly answer: Promise<{ status: number, body: unknown } | 'gone'>, leave: () => void }
+
+interface Client { send: (version: string, name: string) => Call, close: () => void }
+
+function http1Client (port: number): Client {
+  // One socket at a time: later requests reuse the connection pool the left requests were sent on.
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
+  return {
+    send (version, name) {
+      let leave = (): void => {}
+      const answer = new Promise<{ status: number, body: unknown } | 'gone'>((resolve) => {
+        const request = http.request({ port, host: '127.0.0.1', method: 'POST', path: '/things', agent, headers: { 'content-type': 'application/json', 'x-api-version': version, 'x-name': name } }, (response) => {
+          let text = ''
+          response.setEncoding('utf8')
+          response.on('data', (chunk: string) => { text += chunk })
+          response.on('end', () => { resolve({ status: response.statusCode ?? 0, body: JSON.parse(text) }) })
+          response.on('aborted', () => { resolve('gone') })
+        })
+        request.on('error', () => { resolve('gone') })
+        leave = () => { request.destroy() }
+        request.end(JSON.stringify({ name }))
+      })
+      return { answer, leave }
+    },
+    close: () => { agent.destroy() }
+  }
+}
+
+function http2Client (port: number): Client {
+  const session: ClientHttp2Session = connect(`http://127.0.0.1:${port}`)
+  return {
+    send (version, name) {
+      const stream = session.request({ ':method': 'POST', ':path': '/things', 'content-type': 'application/json', 'x-api-version': version, 'x-name': name })
+      const answer = new Promise<{ status: number, body: unknown } | 'gone'>((resolve) => {
+        let status = 0
+        let text = ''
+        stream.setEncoding('utf8')
+        stream.on('response', (headers) => { status = Number(headers[':status']) })
+        stream.on('data', (chunk: string) => { text += chunk })
+        stream.on('end', () => { resolve(status === 0 ? 'gone' : { status, body: JSON.parse(text) }) })
+        stream.on('error', () => { resolve('gone') })
+        stream.on('close', () => { resolve('gone') })
+      })
+      stream.end(JSON.stringify({ name }))
+      return { answer, leave: () => { stream.close(constants.NGHTTP2_CANCEL) } }
+    },
+    close: () => { session.close() }
+  }
+}
+
+/** An app of the versions above, watched: its closed responses and published exchanges by name, its log above info. */
+async function watchedApp (http2: boolean) {
+  const logged: string[] = []
+  const stream = new Writable({ write (chunk, _encoding, done) { logged.push(String(chunk)); done() } })
+  const versions = new VersionBundle(new Version('2002-01-01', SizesAndErrors), new Version('2001-01-01', ThingsAreNoted), new Version('2000-01-01'))
+  const app = (http2 ? Fastify({ http2: true, logger: { level: 'warn', stream } }) : Fastify({ logger: { level: 'warn', stream } })) as unknown as FastifyInstance
+  await app.register(fastifyVersioner, { versions, openapiUrl: null, versionPicker: SlowAccountPicker, captureExchanges: {} })
+  const closed = new Map<string, Promise<void>>()
+  app.addHook('onRequest', async (request, reply) => {
+    closed.set(String(request.headers['x-name']), new Promise((resolve) => { reply.raw.once('close', resolve) }))
+  })
+  await app.register(versioned(async (api) => {
+    api.post('/things', { schema: { body: NewThing, response: { 200: Thing } } }, async (request, reply: FastifyReply) => {
+      const { name, size } = request.body as { name: string, size: number }
+      reply.header('x-thing', name)
+      await latch.at('handler', name)
+      if (name.startsWith('missing-')) return reply.code(404).send({ message: `No thing named ${name}.` })
+      return { name, size, note: ThingsAreNoted.isApplied ? 'noted' : 'plain' }
+    })
+  }))
+  const published = new Map<string, (exchange: CapturedExchange) => void>()
+  const exchanges = new Map<string, Promise<CapturedExchange>>()
+  const listen = (message: unknown): void => {
+    const exchange = message as CapturedExchange
+    published.get(String(exchange.clientRequest.headers['x-name']))?.(exchange)
+  }
+  diagnosticsChannel.subscribe('fastify-versioner:exchange', listen)
+  /** The exchange of the request named `name`, published once the application answered it. */
+  const exchangeOf = (name: string): Promise<CapturedExchange> => {
+    exchanges.set(name, new Promise((resolve) => { published.set(name, resolve) }))
+    return exchanges.get(name) as Promise<CapturedExchange>
+  }
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const address = app.server.address()
+  const port = typeof address === 'object' && address !== null ? address.port : 0
+  return { app, versions, port, logged, closed, exchangeOf, stop: () => { diagnosticsChannel.unsubscribe('fastify-versioner:exchange', listen) } }
+}
+
+const STOPS: readonly Stop[] = ['pick', 'request converter', 'handler', 'response converter', 'error converter']
+
+for (const transport of ['HTTP/1.1 keep-alive', 'HTTP/2'] as const) {
+  test(`over ${transport}, a client leaving wherever a request is held harms no later request, nor one served meanwhile; its exchange is published as answered`, async (t) => {
+    const unhandled: unknown[] = []
+    const record = (reason: unknown): void => { unhandled.push(reason) }
+    process.on('unhandledRejection', record)
+    t.teardown(() => { process.off('unhandledRejection', record) })
+    const watched = await watchedApp(transport === 'HTTP/2')
+    t.teardown(watched.stop)
+    const client = (transport === 'HTTP/2' ? http2Client : http1Client)(watched.port)
+    const bystanders = (transport === 'HTTP/2' ? http2Client : http1Client)(watched.port)
+    let count = 0
+    const request = fc.record({ stop: fc.option(fc.constantFrom(...STOPS), { nil: undefined }), leaves: fc.boolean(), version: fc.constantFrom(...OLD) })
+    await fc.assert(fc.asyncProperty(fc.array(request, { minLength: 1, maxLength: 5 }), async (requests) => {
+      for (const { stop, leaves, version } of requests) {
+        const name = `${stop === 'error converter' ? 'missing-' : ''}thing-${++count}`
+        const held = stop === undefined ? undefined : latch.arm(stop, name)
+        const published = watched.exchangeOf(name)
+        const call = client.send(version, name)
+        if (held !== undefined) {
+          await held
+          // Served while the other is held: on another connection (HTTP/1.1), on the same session (HTTP/2).
+          const other = version === OLD[0] ? OLD[1] : OLD[0]
+          t.same(await bystanders.send(other, `bystander-${count}`).answer, expected(other, `bystander-${count}`), `${stop}: a request served meanwhile`)
+          if (leaves) {
+            call.leave()
+            await watched.closed.get(name)
+          }
+          latch.open()
+        }
+        const answer = await call.answer
+        const exchange = await published
+        const right = expected(version, name)
+        if (held === undefined || !leaves) t.same(answer, right, `${stop ?? 'not held'}, ${version}: answered in its version`)
+        t.same({ status: exchange.clientResponse.status, body: exchange.clientResponse.body }, right, `${stop ?? 'not held'}, ${version}, ${leaves ? 'left' : 'stayed'}: published as answered`)
+      }
+      t.same(await client.send(OLD[1], `after-${count}`).answer, expected(OLD[1], `after-${count}`), 'the same connection pool serves the next request')
+    }), { numRuns: 12 })
+    client.close()
+    bystanders.close()
+    await watched.app.close()
+    t.same(watched.logged, [], 'no warning or error logged (no reply sent twice)')
+    t.same(unhandled, [], 'no unhandled rejection')
+    t.equal(watched.versions[kBundleInternals].serving.inFlight, 0, 'no request holds the version storage')
+  })
+}
+
+test('regression: a client leaving while a picker resolves before routing (at a path two HEAD routes share) lets handlerTimeout\'s timer go, as Fastify lets its own go', async (t) => {
+  let reached = (): void => {}
+  const picking = new Promise<void>((resolve) => { reached = resolve })
+  class NeverAnswers extends VersionPicker {
+    override pick (request: FastifyRequest) {
+      if (request.headers.authorization !== 'stuck') return this.requested(request) ?? '2001-01-01'
+      reached()
+      return new Promise<string>(() => {})
+    }
+  }
+  const app = Fastify({ handlerTimeout: 100 })
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: sharedPathBundle(), versionPicker: NeverAnswers, openapiUrl: null })
+  const routed: string[] = []
+  app.addHook('onRequest', async (request) => { routed.push(request.url) })
+  await app.register(sharedPathRoutes, { prefix: '/api' })
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const socketClosed = new Promise((resolve) => { app.server.once('connection', (socket) => { socket.once('close', resolve) }) })
+  const address = app.server.address()
+  const request = http.get({ port: typeof address === 'object' && address !== null ? address.port : 0, host: '127.0.0.1', path: '/api/items', headers: { authorization: 'stuck' } })
+  request.on('error', () => {})
+  await picking
+  request.destroy()
+  await socketClosed
+  // Had the timer stayed, it would route the request at 100 ms to answer its 503 to no one (and hold a closing process till then).
+  await new Promise((resolve) => setTimeout(resolve, 300))
+  t.same(routed, [], 'the request was never routed to answer a 503')
+})
