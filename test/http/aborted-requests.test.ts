@@ -22,30 +22,37 @@ import { sharedPathBundle, sharedPathRoutes } from '../helpers/http-apps'
 
 type Stop = 'pick' | 'request converter' | 'handler' | 'response converter' | 'error converter'
 
-/** Where one request of a run is held, by the name it sends: the test releases it once it has done its part. */
+/** A promise and the function that resolves it. */
+function released (): { promise: Promise<void>, release: () => void } {
+  let release = (): void => {}
+  const promise = new Promise<void>((resolve) => { release = resolve })
+  return { promise, release }
+}
+
+/** Where requests are held, by the name each sends: the test releases them once it has done its part. */
 class Latch {
-  private held: { stop: Stop, name: string, reached: () => void, released: Promise<void> } | undefined
-  private release: () => void = () => {}
+  private readonly held = new Map<string, { stop: Stop, reached: () => void, released: Promise<void>, release: () => void }>()
 
   /** Holds the request named `name` at `stop`; resolves once it got there. */
   arm (stop: Stop, name: string): Promise<void> {
-    return new Promise((reached) => {
-      const released = new Promise<void>((resolve) => { this.release = resolve })
-      this.held = { stop, name, reached, released }
+    return new Promise((resolve) => {
+      const releasing = released()
+      this.held.set(name, { stop, reached: resolve, released: releasing.promise, release: releasing.release })
     })
   }
 
   /** A promise to await at `stop` for the request named `name`, or `undefined` when it is not held (sync converters). */
   at (stop: Stop, name: unknown): Promise<void> | undefined {
-    const held = this.held
-    if (held === undefined || held.stop !== stop || held.name !== name) return undefined
+    const held = this.held.get(String(name))
+    if (held === undefined || held.stop !== stop) return undefined
     held.reached()
     return held.released
   }
 
+  /** Releases every request held. */
   open (): void {
-    this.held = undefined
-    this.release()
+    for (const { release } of this.held.values()) release()
+    this.held.clear()
   }
 }
 
@@ -111,9 +118,9 @@ interface Call { readonly answer: Promise<{ status: number, body: unknown } | 'g
 
 interface Client { send: (version: string, name: string) => Call, close: () => void }
 
-function http1Client (port: number): Client {
-  // One socket at a time: later requests reuse the connection pool the left requests were sent on.
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
+function http1Client (port: number, maxSockets = 1): Client {
+  // One socket at a time by default: later requests reuse the connection pool the left requests were sent on.
+  const agent = new http.Agent({ keepAlive: true, maxSockets })
   return {
     send (version, name) {
       let leave = (): void => {}
@@ -158,11 +165,11 @@ function http2Client (port: number): Client {
 }
 
 /** An app of the versions above, watched: its closed responses and published exchanges by name, its log above info. */
-async function watchedApp (http2: boolean) {
+async function watchedApp (http2: boolean, options: { forceCloseConnections?: boolean | 'idle' } = {}) {
   const logged: string[] = []
   const stream = new Writable({ write (chunk, _encoding, done) { logged.push(String(chunk)); done() } })
   const versions = new VersionBundle(new Version('2002-01-01', SizesAndErrors), new Version('2001-01-01', ThingsAreNoted), new Version('2000-01-01'))
-  const app = (http2 ? Fastify({ http2: true, logger: { level: 'warn', stream } }) : Fastify({ logger: { level: 'warn', stream } })) as unknown as FastifyInstance
+  const app = (http2 ? Fastify({ http2: true, logger: { level: 'warn', stream } }) : Fastify({ ...options, logger: { level: 'warn', stream } })) as unknown as FastifyInstance
   await app.register(fastifyVersioner, { versions, openapiUrl: null, versionPicker: SlowAccountPicker, captureExchanges: {} })
   const closed = new Map<string, Promise<void>>()
   app.addHook('onRequest', async (request, reply) => {
@@ -271,3 +278,33 @@ test('regression: a client leaving while a picker resolves before routing (at a 
   await new Promise((resolve) => setTimeout(resolve, 300))
   t.same(routed, [], 'the request was never routed to answer a 503')
 })
+
+for (const forceCloseConnections of [true, false, 'idle'] as const) {
+  test(`app.close() (forceCloseConnections: ${String(forceCloseConnections)}) while requests are held at every stop: each is answered in its version or its socket closes, and close resolves`, async (t) => {
+    const watched = await watchedApp(false, { forceCloseConnections })
+    t.teardown(watched.stop)
+    const client = http1Client(watched.port, Infinity)
+    const held = STOPS.map((stop, index) => {
+      const name = `${stop === 'error converter' ? 'missing-' : ''}closing-${index}`
+      const version = OLD[index % 2]
+      const reached = latch.arm(stop, name)
+      return { stop, name, version, reached, published: watched.exchangeOf(name), call: client.send(version, name) }
+    })
+    await Promise.all(held.map(({ reached }) => reached))
+    const closing = watched.app.close()
+    // Forced, every connection is closed at once; else each request runs on, its connection open.
+    if (forceCloseConnections === true) await Promise.all(held.map(({ name }) => watched.closed.get(name)))
+    latch.open()
+    for (const { stop, name, version, call, published } of held) {
+      const right = expected(version, name)
+      t.same(await call.answer, forceCloseConnections === true ? 'gone' : right, `${stop}: ${forceCloseConnections === true ? 'its socket closed' : 'answered in its version'}`)
+      const exchange = await published
+      t.same({ status: exchange.clientResponse.status, body: exchange.clientResponse.body }, right, `${stop}: its exchange published as answered`)
+    }
+    // Idle keep-alive connections stay open till their client lets them go or keepAliveTimeout passes, as in plain Fastify.
+    client.close()
+    await closing
+    t.same(watched.logged, [], 'no warning or error logged')
+    t.equal(watched.versions[kBundleInternals].serving.inFlight, 0, 'no request holds the version storage')
+  })
+}
