@@ -8,6 +8,7 @@
 import { test } from 'tap'
 import fc from 'fast-check'
 import http from 'node:http'
+import net from 'node:net'
 import { connect, constants, type ClientHttp2Session } from 'node:http2'
 import diagnosticsChannel from 'node:diagnostics_channel'
 import { Writable } from 'node:stream'
@@ -308,3 +309,113 @@ for (const forceCloseConnections of [true, false, 'idle'] as const) {
     t.equal(watched.versions[kBundleInternals].serving.inFlight, 0, 'no request holds the version storage')
   })
 }
+
+test('a webhook render held in a converter when the app closes: close does not wait for it, and it resolves with each version\'s body, read in its version', async (t) => {
+  const Shipped = Type.Object({ id: Type.String(), region: Type.String(), taxed: Type.Optional(Type.Boolean()) })
+  class ShipmentsAreTaxed extends VersionChangeWithSideEffects {
+    description = 'Shipments are taxed.'
+    instructionsToMigrateToPreviousVersion = []
+  }
+  class ShipmentsHaveRegions extends VersionChange {
+    description = 'Shipments carry their region.'
+    instructionsToMigrateToPreviousVersion = [schema(Shipped).field('region').didntExist]
+
+    @ConvertResponseToPreviousVersionFor(Shipped, { checkUsage: false })
+    async dropRegion (response: ResponseInfo) {
+      await latch.at('response converter', response.body.id)
+      response.body.taxed = ShipmentsAreTaxed.isApplied
+      delete response.body.region
+    }
+  }
+  const versions = new VersionBundle(new Version('2002-01-01', ShipmentsHaveRegions), new Version('2001-01-01', ShipmentsAreTaxed), new Version('2000-01-01'))
+  const app = Fastify()
+  await app.register(fastifyVersioner, { versions, openapiUrl: null })
+  app.versioner.webhooks.add({ name: 'order.shipped', body: Shipped })
+  await app.ready()
+  const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'
+  const reached = latch.arm('response converter', 'o_1')
+  let settled = false
+  const rendering = app.versioner.webhooks.render('order.shipped', { id: 'o_1', region: 'eu' }, {
+    subscribers: [{ id: 'ep_old', version: '2000-01-01', secret }, { id: 'ep_mid', version: '2001-01-01', secret }]
+  }).finally(() => { settled = true })
+  await reached
+  await app.close()
+  t.notOk(settled, 'close resolved with the render still held')
+  latch.open()
+  const { deliveries, failed } = await rendering
+  t.same(failed, [])
+  t.same(Object.fromEntries(deliveries.map(({ subscriber, body }) => [subscriber.id, JSON.parse(body)])), {
+    ep_old: { id: 'o_1', taxed: false },
+    ep_mid: { id: 'o_1', taxed: true }
+  }, 'each version\'s body, its converter reading its own version')
+  t.equal(versions[kBundleInternals].serving.inFlight, 0, 'the render no longer holds the version storage')
+})
+
+/** The responses read on a raw connection, in order: status, headers (lower-case names) and body text. */
+function responsesOf (text: string): Array<{ status: number, headers: Record<string, string>, body: string }> {
+  const responses: Array<{ status: number, headers: Record<string, string>, body: string }> = []
+  let rest = text
+  while (rest.startsWith('HTTP/1.1 ')) {
+    const end = rest.indexOf('\r\n\r\n')
+    const [statusLine, ...lines] = rest.slice(0, end).split('\r\n')
+    const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]))
+    const length = Number(headers['content-length'] ?? 0)
+    responses.push({ status: Number(statusLine.split(' ')[1]), headers, body: rest.slice(end + 4, end + 4 + length) })
+    rest = rest.slice(end + 4 + length)
+  }
+  return responses
+}
+
+/** Writes `parts` on a new connection (each once the server answered what came before, when `after` says so), and reads till it closes. */
+async function exchange (port: number, parts: readonly string[], after: (read: string) => boolean = () => true): Promise<string> {
+  const socket = net.connect(port, '127.0.0.1')
+  let read = ''
+  const closed = new Promise<void>((resolve) => { socket.on('close', () => { resolve() }) })
+  socket.on('error', () => {})
+  const grown = (): Promise<void> => new Promise((resolve) => { socket.once('data', () => { resolve() }) })
+  socket.on('data', (chunk: Buffer) => { read += chunk.toString('latin1') })
+  for (const [index, part] of parts.entries()) {
+    if (index > 0) while (!after(read)) await grown()
+    socket.write(part)
+  }
+  await closed
+  return read
+}
+
+test('a body over bodyLimit (sized, chunked, after Expect: 100-continue) is answered 413 in the old version\'s error shape; requestTimeout\'s 408 and a malformed request\'s 400 are Fastify\'s, outside every route', async (t) => {
+  // Node checks requestTimeout every connectionsCheckingInterval (30 s by default): made short to see it here.
+  const app = Fastify({
+    bodyLimit: 100,
+    serverFactory: (handler) => http.createServer({ requestTimeout: 200, connectionsCheckingInterval: 20 }, handler)
+  })
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2002-01-01', SizesAndErrors), new Version('2001-01-01')), openapiUrl: null })
+  await app.register(versioned(async (api) => {
+    api.post('/things', { schema: { body: NewThing, response: { 200: Thing } } }, async (request) => ({ ...request.body, note: 'plain' }))
+  }))
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const address = app.server.address()
+  const port = typeof address === 'object' && address !== null ? address.port : 0
+  const head = (extra: string): string => `POST /things HTTP/1.1\r\nhost: x\r\nx-api-version: 2001-01-01\r\ncontent-type: application/json\r\nconnection: close\r\n${extra}\r\n`
+  const large = JSON.stringify({ name: 'x'.repeat(200) })
+  const tooLarge = { status: 413, body: { error: { text: 'Request body is too large' } } }
+  const answered = (text: string): Array<{ status: number, version?: string, body: unknown }> =>
+    responsesOf(text).map(({ status, headers, body }) => ({ status, version: headers['x-api-version'], body: body === '' ? undefined : JSON.parse(body) }))
+
+  t.same(answered(await exchange(port, [head(`content-length: ${large.length}\r\n`) + large])), [{ ...tooLarge, version: '2001-01-01' }], 'sized')
+  t.same(answered(await exchange(port, [head('transfer-encoding: chunked\r\n') + `${large.length.toString(16)}\r\n${large}\r\n0\r\n\r\n`])),
+    [{ ...tooLarge, version: '2001-01-01' }], 'chunked')
+  const continued = (read: string): boolean => read.includes('100 Continue')
+  t.same(answered(await exchange(port, [head('content-length: 14\r\nexpect: 100-continue\r\n'), '{"name":"pen"}'], continued)), [
+    { status: 100, version: undefined, body: undefined },
+    { status: 200, version: '2001-01-01', body: { name: 'pen', note: 'plain' } }
+  ], 'Expect: 100-continue, then the body')
+  t.same(answered(await exchange(port, [head(`content-length: ${large.length}\r\nexpect: 100-continue\r\n`), large], continued)), [
+    { status: 100, version: undefined, body: undefined },
+    { ...tooLarge, version: '2001-01-01' }
+  ], 'Expect: 100-continue, then a body too large')
+  t.same(answered(await exchange(port, [head('content-length: 14\r\n') + '{"name":'])),
+    [{ status: 408, version: undefined, body: { error: 'Request Timeout', message: 'Client Timeout', statusCode: 408 } }], 'a body never finished: Fastify\'s 408')
+  t.same(answered(await exchange(port, ['POST /things HTTP/1.1\r\nx-api-version: 2001-01-01\r\ncontent-length: nope\r\n\r\n'])),
+    [{ status: 400, version: undefined, body: { error: 'Bad Request', message: 'Client Error', statusCode: 400 } }], 'a malformed request: Fastify\'s 400')
+})
