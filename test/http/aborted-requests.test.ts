@@ -280,11 +280,13 @@ test('regression: a client leaving while a picker resolves before routing (at a 
   t.same(routed, [], 'the request was never routed to answer a 503')
 })
 
-for (const forceCloseConnections of [true, false, 'idle'] as const) {
-  test(`app.close() (forceCloseConnections: ${String(forceCloseConnections)}) while requests are held at every stop: each is answered in its version or its socket closes, and close resolves`, async (t) => {
-    const watched = await watchedApp(false, { forceCloseConnections })
+for (const forceCloseConnections of [true, false, 'idle', 'HTTP/2'] as const) {
+  const label = forceCloseConnections === 'HTTP/2' ? 'over HTTP/2 (its sessions closed gracefully)' : `(forceCloseConnections: ${String(forceCloseConnections)})`
+  test(`app.close() ${label} while requests are held at every stop: each is answered in its version or its socket closes, and close resolves`, async (t) => {
+    const http2 = forceCloseConnections === 'HTTP/2'
+    const watched = await watchedApp(http2, http2 ? {} : { forceCloseConnections })
     t.teardown(watched.stop)
-    const client = http1Client(watched.port, Infinity)
+    const client = http2 ? http2Client(watched.port) : http1Client(watched.port, Infinity)
     const held = STOPS.map((stop, index) => {
       const name = `${stop === 'error converter' ? 'missing-' : ''}closing-${index}`
       const version = OLD[index % 2]
