@@ -240,6 +240,9 @@ export function createMigrationErrorHandler (
     const state = requestState(request)
     // The error replaces any payload the preSerialization hook converted: the onSend hook converts the error's.
     if (state !== null) state.converted = false
+    // Answered while a converter's promise is pending (handlerTimeout's 503): as a failed converter's, the answer passes
+    // no converter, which may be the one that never settles (decision 0158).
+    if (state?.converting === true) state.converterFailed = true
     // Nor is the error's body written by the success's serializer (Fastify keeps a reply's serializer): back to the route's.
     if (state?.versionSerializer === true) {
       state.versionSerializer = false

@@ -234,7 +234,7 @@ export function createCaptureHooks (options: ServeOptions, capture: ResolvedCapt
   }
 
   // Error bodies and JSON text reach the send hook as text: the HEAD body is that text, before it converts it. So does
-  // an error sent in place of a success being converted (handlerTimeout's 503): the error handler undid its conversion.
+  // an error sent in place of a success recorded already: the error handler undid its conversion.
   const returnedText: onSendHookHandler = function versionerCaptureReturnedText (fastifyRequest, reply, payload, done) {
     const request = fastifyRequest as CaptureRequest
     const found = request[kCapture]

@@ -180,7 +180,7 @@ class RequestMigration {
   private convert (request: FastifyRequest, state: RequestState, steps: readonly ConverterStep[], done: (error?: Error) => void): void {
     const info = new VersionedRequestInfo(request)
     const version = (state.behaviour as VersionBehaviour).version
-    runSteps(steps, info, info.body, { method: request.method, reply: undefined }, (converterFailure, body) => {
+    runSteps(steps, info, info.body, { method: request.method, reply: undefined, state }, (converterFailure, body) => {
       const failure = failureAfterWriteBack(info, converterFailure, body)
       if (failure === undefined) {
         this.finish(state, done)

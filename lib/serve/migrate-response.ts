@@ -178,7 +178,7 @@ export function createSendHook (
       const text = typeof payload === 'string' ? payload : undefined
       const info = new VersionedResponseInfo(reply, text, payload)
       const sent = afterAwaiting(reply, done)
-      runSteps(behaviour.rawSteps, info, text, { method: request.method, reply }, (converterFailure, body) => {
+      runSteps(behaviour.rawSteps, info, text, { method: request.method, reply, state }, (converterFailure, body) => {
         const failure = failureAfterWriteBack(info, converterFailure)
         if (failure !== undefined) {
           // The error answer takes the stream's place: no one reads it, so it is ended (a file's descriptor closed).
@@ -262,7 +262,7 @@ function convertBody (conversion: Conversion, body: unknown, raw: unknown, done:
     }
   }
   const info = new VersionedResponseInfo(reply, copied, raw)
-  runSteps(steps, info, copied, { method: request.method, reply }, (converterFailure, converted) => {
+  runSteps(steps, info, copied, { method: request.method, reply, state: conversion.state }, (converterFailure, converted) => {
     const failure = failureAfterWriteBack(info, converterFailure)
     if (failure !== undefined) {
       failResponse(reply, conversion.state, { request, version: behaviour.version, route }, done, failure)

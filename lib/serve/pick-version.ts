@@ -248,17 +248,24 @@ export class RoutingPicks {
     const limit = (this.server.initialConfig as { readonly handlerTimeout?: number }).handlerTimeout ?? 0
     let timer: ReturnType<typeof setTimeout> | undefined
     let over = false
+    // A client gone (its own or `app.close()` closing its connection) needs no 503: as Fastify's own limit, the timer
+    // is let go, rather than holding the request and the process till it fires.
+    const stop = (): void => { clearTimeout(timer) }
     const once = (pick: RoutingPick): void => {
       if (over) return
       over = true
-      clearTimeout(timer)
+      stop()
+      raw.off('close', stop)
       settled(pick)
     }
     // Fastify's own 503, loaded only when a pick runs out of time: the plugin's entry does not load Fastify itself.
     const timeOut = (): void => {
       import('fastify').then(({ errorCodes }) => { once({ failure: new errorCodes.FST_ERR_HANDLER_TIMEOUT(limit, match.store as string) }) }, (failure: unknown) => { once({ failure }) })
     }
-    if (limit > 0) timer = setTimeout(timeOut, limit)
+    if (limit > 0) {
+      timer = setTimeout(timeOut, limit)
+      raw.once('close', stop)
+    }
     picked.then((outcome) => { once({ picked: outcome }) }, (failure: unknown) => { once({ failure }) })
   }
 }

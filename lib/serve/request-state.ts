@@ -25,6 +25,8 @@ export interface RequestState {
   migrated: boolean
   /** A converter of this request failed: its 500 is not converted again. */
   converterFailed: boolean
+  /** A converter's promise is pending: an answer sent meanwhile (handlerTimeout's 503) passes no converter (decision 0158). */
+  converting: boolean
   /** The version's serializer refused its converted response: its answer is the versioner's 500 (its error converters still run). */
   responseRefused: boolean
   /** True once its success payload went through the response converters (an error clears it: its body is converted instead). */
@@ -48,7 +50,7 @@ export function requestState (request: FastifyRequest): RequestState | null {
 
 /** Starts the state of a request whose version was just picked. */
 export function startRequestState (request: FastifyRequest, picked: PickedVersion): RequestState {
-  const state: RequestState = { picked, behaviour: null, migrated: false, converterFailed: false, responseRefused: false, converted: false, versionSerializer: false, fieldDeprecations: null, pinned: false, storageHolds: 0 }
+  const state: RequestState = { picked, behaviour: null, migrated: false, converterFailed: false, converting: false, responseRefused: false, converted: false, versionSerializer: false, fieldDeprecations: null, pinned: false, storageHolds: 0 }
   ;(request as WithState)[kRequestState] = state
   return state
 }

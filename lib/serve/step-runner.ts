@@ -108,6 +108,8 @@ function describeThrown (value: unknown): string {
 interface RunAt {
   readonly method: string | undefined
   readonly reply: { readonly statusCode: number } | undefined
+  /** The request's state, when a request runs: `converting` while a converter's promise is pending (decision 0158). */
+  readonly state?: { converting: boolean }
 }
 
 /** Whether a step runs: by-path steps only for their methods; response steps by status and `migrateHttpErrors`. */
@@ -202,13 +204,18 @@ export function runSteps (steps: readonly ConverterStep[], info: { body: unknown
           return
         }
         if (isThenable(result)) {
+          if (at.state !== undefined) at.state.converting = true
           result.then((value) => {
+            if (at.state !== undefined) at.state.converting = false
             const ignored = ignoredReturn(step, info, value)
             if (ignored !== undefined) return done(new ConverterFailure(step, ignored), undefined)
             if (at.reply === undefined) dropUndefined(info.body, step.optionalKeys)
             setOwn(holder, key, info.body)
             next()
-          }, (error: unknown) => { done(new ConverterFailure(step, error), undefined) })
+          }, (error: unknown) => {
+            if (at.state !== undefined) at.state.converting = false
+            done(new ConverterFailure(step, error), undefined)
+          })
           return
         }
         const ignored = ignoredReturn(step, info, result)

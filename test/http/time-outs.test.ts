@@ -137,3 +137,55 @@ test('regression: a slow error converter (or JSON text success, or upgrade previ
   }
   t.same(unhandled.map(String), [], 'no unhandled rejection')
 })
+
+test('regression: handlerTimeout\'s 503 sent while a converter\'s promise is pending passes no converter (decision 0158): an error converter that never settles no longer holds it for ever', async (t) => {
+  const Item = Type.Object({ name: Type.String(), size: Type.Optional(Type.Number()) })
+  class LookUps extends VersionChange {
+    description = 'Items have a size; errors were { error: { text } }.'
+    instructionsToMigrateToPreviousVersion = [schema(Item).field('size').didntExist]
+
+    @ConvertRequestToNextVersionFor(Item)
+    up (request: RequestInfo) {
+      if (request.body.name === 'stuck on the way in') return new Promise<void>(() => {})
+    }
+
+    /** A lookup for every answer, successes and errors, that hangs for some. */
+    @ConvertResponseToPreviousVersionFor(Item, { migrateHttpErrors: true })
+    lookUp (response: ResponseInfo) {
+      if (response.body.name === 'hangs everywhere') return new Promise<void>(() => {})
+    }
+
+    @ConvertResponseToPreviousVersionFor('/items', ['POST'], { migrateHttpErrors: true })
+    errors (response: ResponseInfo) {
+      if (response.statusCode < 400) return
+      if (response.body.message === 'no such item: error lookup hangs') return new Promise<void>(() => {})
+      response.body = { error: { text: response.body.message } }
+    }
+  }
+  const app = Fastify({ handlerTimeout: 100, logger: { level: 'fatal' } })
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2001-01-01', LookUps), new Version('2000-01-01')), openapiUrl: null })
+  await app.register(versioned(async (api) => {
+    api.post('/items', { schema: { body: Item, response: { 200: Item } } }, async (request, reply: FastifyReply) => {
+      const { name } = request.body as { name: string }
+      if (name === 'slow handler') await new Promise<void>(() => {})
+      if (name.startsWith('no such item')) return reply.code(404).send({ message: name })
+      return { name }
+    })
+  }))
+  const post = async (name: string): Promise<{ status: number, body: unknown } | 'never answered'> => {
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const bound = new Promise<'never answered'>((resolve) => { timer = setTimeout(() => { resolve('never answered') }, 3000) })
+    const response = await Promise.race([app.inject({ method: 'POST', url: '/items', headers: { 'x-api-version': '2000-01-01' }, payload: { name } }), bound])
+    clearTimeout(timer)
+    return response === 'never answered' ? response : { status: response.statusCode, body: response.json() }
+  }
+  const timedOut = (await app.inject({ method: 'POST', url: '/items', headers: { 'x-api-version': '2001-01-01' }, payload: { name: 'slow handler' } })).json()
+  t.equal(timedOut.code, 'FST_ERR_HANDLER_TIMEOUT')
+  const asFastifySends = { status: 503, body: timedOut }
+  t.same(await post('no such item: error lookup hangs'), asFastifySends, 'the error converter that hangs is not run again on the 503')
+  t.same(await post('hangs everywhere'), asFastifySends, 'a success\'s converter that hangs, which converts errors too, is not run again on the 503')
+  t.same(await post('stuck on the way in'), asFastifySends, 'a request converter pending: the 503 passes no converter either')
+  t.same(await post('slow handler'), { status: 503, body: { error: { text: timedOut.message } } }, 'no converter pending (a slow handler): the 503 is the version\'s error')
+  t.same(await post('no such item'), { status: 404, body: { error: { text: 'no such item' } } }, 'other errors are the version\'s')
+})
