@@ -7,18 +7,25 @@
  * client's `''` too), on a round trip come back equal. Deeper (docs/decisions/0171-verify-follows-a-move-deeper.md): into
  * the one object of the example down the way `through` whose schema has the derived field (`address.location.city`),
  * and out of an object a field derived from it holds on both sides (`zip` from `billing`: the one field, not an object
- * or list, the objects down `billing` have on the source's side only). A move through a list or a union, where the way
- * down holds the object in more than one field, or from several fields, is not followed, nor a field derived from an
- * object it replaces or holding one (an address flattened into its city: another value).
+ * or list, the objects down `billing` have on the source's side only). Into a list's items (`phones` from `phone`) and
+ * as a whole into a union member of its schema (`paymentMethod` from `card`: docs/decisions/0173-verify-follows-a-move-
+ * into-a-list-or-union.md). A move through a list, where the way down holds the object in more than one field, or from
+ * several fields, is not followed, nor a field derived from an object it replaces or holding one (an address flattened
+ * into its city: another value).
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
 import type { SchemaGeneration } from '../schemas/generation'
-import { asNode, fieldsAt, followedValues, jsonTypeOf, schemaAt, valueAt, type FollowedValue, type PathKey, type RefResolver } from './data-flow'
+import { asNode, fieldsAt, followedValues, jsonTypeOf, readingNode, schemaAt, valueAt, type FollowedValue, type PathKey, type RefResolver } from './data-flow'
 import { formatsOf, typesBesideNull } from './places-there'
 
-/** A moved value followed: `holder`, the length of the path (at the other level) of the object holding both places. */
-export type MovedValue = FollowedValue & { readonly holder: number }
+/**
+ * A moved value followed: `holder`, the length of the path (at the other level) of the object holding both places;
+ * `items`, where one place holds a list and the other does not, which of them is the list: `'into'` the other place's
+ * (an old `phone` into HEAD's `phones`: it must arrive, `''` too), `'out of'` the example's (its items may have no place
+ * there: nothing must arrive one way).
+ */
+export type MovedValue = FollowedValue & { readonly holder: number, readonly items?: 'into' | 'out of' }
 
 /** A move: the derived field, the field it is set from, the field of the source's schema holding the derived one's (`undefined`: the same schema). */
 interface Move { readonly derived: number, readonly source: number, readonly through: number | undefined }
@@ -37,6 +44,9 @@ function movesIn (generation: SchemaGeneration): ReadonlyMap<number, Move> {
 /** What a walk between two levels needs: the generation, `$ref`s, the example's level and the other. */
 interface Levels { readonly generation: SchemaGeneration, readonly resolveRef: RefResolver, readonly from: number, readonly to: number }
 
+/** The levels, and the pairings a whole run shares (see {@link followedValues}). */
+type Lineage = Parameters<typeof followedValues>[0]
+
 /** An object of the example with a seed: its place in the example and at the other level, and its seed's HEAD schema. */
 interface Held { readonly from: readonly PathKey[], readonly to: readonly PathKey[], readonly head: TSchema }
 
@@ -52,7 +62,7 @@ type Side = 'from' | 'to'
  * // [..., { from: ['city'], to: ['address', 'city'], sameType: true, holder: 0 }]
  * ```
  */
-export function followedWithMoves (lineage: Parameters<typeof followedValues>[0], headSchema: unknown, example: unknown): FollowedValue[] {
+export function followedWithMoves (lineage: Lineage, headSchema: unknown, example: unknown): FollowedValue[] {
   const followed = followedValues(lineage, headSchema, example, true)
   const moves = movesIn(lineage.generation)
   if (moves.size === 0 || lineage.from === lineage.to) return followed
@@ -83,11 +93,11 @@ interface Place { readonly keys: readonly PathKey[], readonly type: unknown }
  * sides (`billing`), the one field of the derived field's type that an object down that way has on the other side
  * only (`billing.address.zip` moved out into `zip`).
  */
-function movedFrom (lineage: Levels, moves: ReadonlyMap<number, Move>, held: readonly Held[], example: unknown, holder: Held): MovedValue[] {
+function movedFrom (lineage: Lineage, moves: ReadonlyMap<number, Move>, held: readonly Held[], example: unknown, holder: Held): FollowedValue[] {
   const { generation, resolveRef } = lineage
   const levels: Record<Side, number> = { from: lineage.from, to: lineage.to }
   const fields: Record<Side, ReturnType<typeof fieldsAt>> = { from: fieldsAt(generation, holder.head, lineage.from), to: fieldsAt(generation, holder.head, lineage.to) }
-  const found: MovedValue[] = []
+  const found: FollowedValue[] = []
   for (const move of moves.values()) {
     const derivedOn = (side: Side): Place | undefined => derivedPlace(lineage, { move, held, holder, side, fields: fields[side] })
     const [derivedHere, derivedThere] = [derivedOn('from'), derivedOn('to')]
@@ -105,11 +115,20 @@ function movedFrom (lineage: Levels, moves: ReadonlyMap<number, Move>, held: rea
     if (valueAt(example, from) === undefined) continue
     const nodeOf = (schema: unknown): ReturnType<typeof asNode> => asNode(schema, resolveRef)
     const types = [value.type, derived.type].map((type) => jsonTypeOf(type, resolveRef))
-    // A field derived from an object (an address flattened), or an object derived from a field, holds another value.
-    if (types.some((type) => /\b(?:object|any)\b/.test(type))) continue
+    // A field derived from an object (an address flattened), or an object derived from a field, holds another value;
+    // but an object moved whole into a field of its schema, or of a union of it, is that object.
+    if (types.some((type) => /\b(?:object|any)\b/.test(type))) {
+      const whole = { from, to, holder: holder.to.length, types: [value.type, derived.type] as const, derivedHere: derivedSide === 'from' }
+      found.push(...movedWhole(lineage, example, whole))
+      continue
+    }
     const { alike, nullOnly } = typesBesideNull(types[0], types[1])
     const sameType = alike && formatsOf(value.type, nodeOf) === formatsOf(derived.type, nodeOf)
-    found.push({ from, to, sameType, ...(sameType && nullOnly ? { nullOnly } : {}), holder: holder.to.length })
+    // A value moved into a list's items (or out of them): the example's side, or the other, holds the list.
+    const [listHere, listThere] = (sourceSide === 'from' ? types : [...types].reverse()).map((type) => type.split('|').includes('array'))
+    const items = listHere === listThere ? {} : { items: listThere ? 'into' as const : 'out of' as const }
+    const moved: MovedValue = { from, to, sameType, ...(sameType && nullOnly ? { nullOnly } : {}), holder: holder.to.length, ...items }
+    found.push(moved)
   }
   return found
 }
@@ -152,4 +171,28 @@ function lostUnder (lineage: Levels, held: readonly Held[], holder: Held, { side
     }
   }
   return lost.length === 1 ? lost[0] : undefined
+}
+
+/**
+ * An object moved whole (`types`: the source's schema, and the derived field's: that schema or a union with it as a
+ * member; an old `card`, now HEAD's `paymentMethod` when it is a card), with the values it holds, followed from the
+ * example's place to the other as any object's ({@link followedValues}). Where the example holds the derived field,
+ * only a value of that member is the object moved (a bank account has no old place).
+ */
+function movedWhole (lineage: Lineage, example: unknown, { from, to, holder, types, derivedHere }: { from: PathKey[], to: PathKey[], holder: number, types: readonly [unknown, unknown], derivedHere: boolean }): FollowedValue[] {
+  const { generation, resolveRef } = lineage
+  // A schema by its seed (the same schema at every level), else by itself (one no instruction changes).
+  const headOf = (schema: unknown): TSchema | undefined => {
+    const node = asNode(schema, resolveRef) as TSchema | undefined
+    return node === undefined ? undefined : generation.seedOf(node)?.head ?? node
+  }
+  const head = headOf(types[0])
+  const derived = asNode(types[1], resolveRef)
+  const members = (derived?.anyOf ?? derived?.oneOf ?? [derived]) as unknown[]
+  if (head === undefined || !members.some((member) => headOf(member) === head)) return []
+  const value = valueAt(example, from)
+  if (derivedHere && headOf(readingNode(derived as NonNullable<typeof derived>, value, resolveRef)) !== head) return []
+  const held = followedValues(lineage, head, value, true).map((at) => ({ ...at, from: [...from, ...at.from], to: [...to, ...at.to] }))
+  const moved: MovedValue = { from, to, sameType: true, holder }
+  return [moved, ...held]
 }
