@@ -4,18 +4,28 @@
  * level has in an object that one holds (`address.city`, declared `derivedFrom({ schema, field })`: decisions 0259,
  * 0263) is the same value, moved, where the derived field is set from that one field alone and it sets no other. Its
  * value is followed to the other place, as a renamed field's is (./data-flow.ts): one way it must arrive (an old
- * client's `''` too), on a round trip come back equal. A move into an object held deeper, through a list or a union, or
- * where the holder holds the object in more than one field and `through` names none, is not followed, nor a field
- * derived from an object or holding one (an address flattened into its city: another value).
+ * client's `''` too), on a round trip come back equal. Deeper (docs/decisions/0171-verify-follows-a-move-deeper.md): into
+ * the one object of the example down the way `through` whose schema has the derived field (`address.location.city`),
+ * and out of an object a field derived from it holds on both sides (`zip` from `billing`: the one field, not an object
+ * or list, the objects down `billing` have on the source's side only). Into a list's items (`phones` from `phone`) and
+ * as a whole into a union member of its schema (`paymentMethod` from `card`: docs/decisions/0173-verify-follows-a-move-
+ * into-a-list-or-union.md). A move through a list, where the way down holds the object in more than one field, or from
+ * several fields, is not followed, nor a field derived from an object it replaces or holding one (an address flattened
+ * into its city: another value).
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
 import type { SchemaGeneration } from '../schemas/generation'
-import { asNode, fieldsAt, followedValues, jsonTypeOf, schemaAt, valueAt, type FollowedValue, type PathKey, type RefResolver } from './data-flow'
+import { asNode, fieldsAt, followedValues, jsonTypeOf, readingNode, schemaAt, valueAt, type FollowedValue, type PathKey, type RefResolver } from './data-flow'
 import { formatsOf, typesBesideNull } from './places-there'
 
-/** A moved value followed: `holder`, the length of the path (at the other level) of the object holding both places. */
-export type MovedValue = FollowedValue & { readonly holder: number }
+/**
+ * A moved value followed: `holder`, the length of the path (at the other level) of the object holding both places;
+ * `items`, where one place holds a list and the other does not, which of them is the list: `'into'` the other place's
+ * (an old `phone` into HEAD's `phones`: it must arrive, `''` too), `'out of'` the example's (its items may have no place
+ * there: nothing must arrive one way).
+ */
+export type MovedValue = FollowedValue & { readonly holder: number, readonly items?: 'into' | 'out of' }
 
 /** A move: the derived field, the field it is set from, the field of the source's schema holding the derived one's (`undefined`: the same schema). */
 interface Move { readonly derived: number, readonly source: number, readonly through: number | undefined }
@@ -34,6 +44,15 @@ function movesIn (generation: SchemaGeneration): ReadonlyMap<number, Move> {
 /** What a walk between two levels needs: the generation, `$ref`s, the example's level and the other. */
 interface Levels { readonly generation: SchemaGeneration, readonly resolveRef: RefResolver, readonly from: number, readonly to: number }
 
+/** The levels, and the pairings a whole run shares (see {@link followedValues}). */
+type Lineage = Parameters<typeof followedValues>[0]
+
+/** An object of the example with a seed: its place in the example and at the other level, and its seed's HEAD schema. */
+interface Held { readonly from: readonly PathKey[], readonly to: readonly PathKey[], readonly head: TSchema }
+
+/** A side of the example's walk: its own places (`from`, at level `from`) or the other level's (`to`). */
+type Side = 'from' | 'to'
+
 /**
  * The values of an example (at level `lineage.from`, of the HEAD schema `headSchema`) followed to level `lineage.to`
  * ({@link followedValues}, retyped fields as a whole), with the values moved between two objects there.
@@ -43,53 +62,137 @@ interface Levels { readonly generation: SchemaGeneration, readonly resolveRef: R
  * // [..., { from: ['city'], to: ['address', 'city'], sameType: true, holder: 0 }]
  * ```
  */
-export function followedWithMoves (lineage: Parameters<typeof followedValues>[0], headSchema: unknown, example: unknown): FollowedValue[] {
+export function followedWithMoves (lineage: Lineage, headSchema: unknown, example: unknown): FollowedValue[] {
   const followed = followedValues(lineage, headSchema, example, true)
   const moves = movesIn(lineage.generation)
   if (moves.size === 0 || lineage.from === lineage.to) return followed
-  const holders: Array<{ from: readonly PathKey[], to: readonly PathKey[] }> = [{ from: [], to: [] }, ...followed.filter(({ from, sameType }) => {
-    const value = valueAt(example, from)
-    return sameType && typeof value === 'object' && value !== null && !Array.isArray(value)
-  })]
-  const moved: FollowedValue[] = []
-  for (const holder of holders) {
-    const node = schemaAt(headSchema, example, holder.from, lineage.resolveRef)
+  const held: Held[] = []
+  for (const at of [{ from: [], to: [], sameType: true }, ...followed]) {
+    const value = valueAt(example, at.from)
+    if (!at.sameType || typeof value !== 'object' || value === null || Array.isArray(value)) continue
+    const node = schemaAt(headSchema, example, at.from, lineage.resolveRef)
     const seed = node === undefined ? undefined : lineage.generation.seedOf(node as TSchema)
-    if (seed !== undefined) moved.push(...movedFrom(lineage, moves, seed.head, example, holder))
+    if (seed !== undefined) held.push({ from: at.from, to: at.to, head: seed.head })
   }
+  const moved = held.flatMap((holder) => movedFrom(lineage, moves, held, example, holder))
   return moved.length === 0 ? followed : [...followed, ...moved]
 }
 
-/** The values moved out of or into an object (`holder`, of seed `head`), from its fields or those of an object it holds. */
-function movedFrom (lineage: Levels, moves: ReadonlyMap<number, Move>, head: TSchema, example: unknown,
-  holder: { from: readonly PathKey[], to: readonly PathKey[] }): MovedValue[] {
+/** True when `path` is `prefix` or an object's field below it (no list item on the way). */
+function below (path: readonly PathKey[], prefix: readonly PathKey[]): boolean {
+  return path.length >= prefix.length && prefix.every((key, index) => path[index] === key) && path.slice(prefix.length).every((key) => typeof key === 'string')
+}
+
+/** A place of a move, relative to the object holding both: the keys there, and the schema of the field. */
+interface Place { readonly keys: readonly PathKey[], readonly type: unknown }
+
+/**
+ * The values moved out of or into an object (`holder`) at these two levels, from its fields or those of an object it
+ * holds: a field set from one field (the source), in the holder or reached through the field `through` (directly, or
+ * in the one object of the example down that way whose schema has it); or, from a field holding an object on both
+ * sides (`billing`), the one field of the derived field's type that an object down that way has on the other side
+ * only (`billing.address.zip` moved out into `zip`).
+ */
+function movedFrom (lineage: Lineage, moves: ReadonlyMap<number, Move>, held: readonly Held[], example: unknown, holder: Held): FollowedValue[] {
   const { generation, resolveRef } = lineage
-  const [here, there] = [lineage.from, lineage.to].map((level) => fieldsAt(generation, head, level))
-  const found: MovedValue[] = []
+  const levels: Record<Side, number> = { from: lineage.from, to: lineage.to }
+  const fields: Record<Side, ReturnType<typeof fieldsAt>> = { from: fieldsAt(generation, holder.head, lineage.from), to: fieldsAt(generation, holder.head, lineage.to) }
+  const found: FollowedValue[] = []
   for (const move of moves.values()) {
-    // The source is in the holder on the side the derived field is not; either side may be the example's.
-    const [sourceHere, sourceThere] = [here, there].map((fields) => fields.find(({ field }) => field.id === move.source))
-    if ((sourceHere === undefined) === (sourceThere === undefined)) continue
-    const nested = (fields: typeof here, level: number): { keys: PathKey[], type: unknown } | undefined => {
-      const via = move.through === undefined ? undefined : fields.find(({ field }) => field.id === move.through)
-      const inner = via === undefined ? head : generation.seedOf(asNode(via.field.type, resolveRef) as TSchema)?.head
-      const derived = inner === undefined || (move.through !== undefined && via === undefined) ? undefined : fieldsAt(generation, inner, level).find(({ field }) => field.id === move.derived)
-      return derived === undefined ? undefined : { keys: [...via === undefined ? [] : [via.key], derived.key], type: derived.field.type }
-    }
-    const source = sourceHere ?? sourceThere
-    const derived = sourceHere !== undefined ? nested(there, lineage.to) : nested(here, lineage.from)
-    if (source === undefined || derived === undefined || (sourceHere !== undefined ? nested(here, lineage.from) : nested(there, lineage.to)) !== undefined) continue
-    const [from, to] = sourceHere !== undefined
-      ? [[...holder.from, sourceHere.key], [...holder.to, ...derived.keys]]
-      : [[...holder.from, ...derived.keys], [...holder.to, source.key]]
+    const derivedOn = (side: Side): Place | undefined => derivedPlace(lineage, { move, held, holder, side, fields: fields[side] })
+    const [derivedHere, derivedThere] = [derivedOn('from'), derivedOn('to')]
+    if ((derivedHere === undefined) === (derivedThere === undefined)) continue
+    // The derived field is on one side: the source's value on the other, in the holder, or moved out of an object it holds.
+    const [derivedSide, sourceSide]: [Side, Side] = derivedHere !== undefined ? ['from', 'to'] : ['to', 'from']
+    const source = fields[sourceSide].find(({ field }) => field.id === move.source)
+    const kept = source !== undefined && fields[derivedSide].some(({ field }) => field.id === move.source)
+    const value: Place | undefined = source === undefined ? undefined : !kept ? { keys: [source.key], type: source.field.type } : lostUnder(lineage, held, holder, { side: sourceSide, key: source.key, levels })
+    const derived = derivedHere ?? derivedThere as Place
+    if (value === undefined) continue
+    const [from, to] = sourceSide === 'from'
+      ? [[...holder.from, ...value.keys], [...holder.to, ...derived.keys]]
+      : [[...holder.from, ...derived.keys], [...holder.to, ...value.keys]]
     if (valueAt(example, from) === undefined) continue
     const nodeOf = (schema: unknown): ReturnType<typeof asNode> => asNode(schema, resolveRef)
-    const types = [source.field.type, derived.type].map((type) => jsonTypeOf(type, resolveRef))
-    // A field derived from an object (an address flattened), or an object derived from a field, holds another value.
-    if (types.some((type) => /\b(?:object|any)\b/.test(type))) continue
+    const types = [value.type, derived.type].map((type) => jsonTypeOf(type, resolveRef))
+    // A field derived from an object (an address flattened), or an object derived from a field, holds another value;
+    // but an object moved whole into a field of its schema, or of a union of it, is that object.
+    if (types.some((type) => /\b(?:object|any)\b/.test(type))) {
+      const whole = { from, to, holder: holder.to.length, types: [value.type, derived.type] as const, derivedHere: derivedSide === 'from' }
+      found.push(...movedWhole(lineage, example, whole))
+      continue
+    }
     const { alike, nullOnly } = typesBesideNull(types[0], types[1])
-    const sameType = alike && formatsOf(source.field.type, nodeOf) === formatsOf(derived.type, nodeOf)
-    found.push({ from, to, sameType, ...(sameType && nullOnly ? { nullOnly } : {}), holder: holder.to.length })
+    const sameType = alike && formatsOf(value.type, nodeOf) === formatsOf(derived.type, nodeOf)
+    // A value moved into a list's items (or out of them): the example's side, or the other, holds the list.
+    const [listHere, listThere] = (sourceSide === 'from' ? types : [...types].reverse()).map((type) => type.split('|').includes('array'))
+    const items = listHere === listThere ? {} : { items: listThere ? 'into' as const : 'out of' as const }
+    const moved: MovedValue = { from, to, sameType, ...(sameType && nullOnly ? { nullOnly } : {}), holder: holder.to.length, ...items }
+    found.push(moved)
   }
   return found
+}
+
+/**
+ * Where the derived field of `move` is on one side (`fields`: the holder's there), relative to the holder: in the
+ * holder itself (a source of its own schema), in the object its field `through` holds, or deeper down that way in the
+ * one object of the example whose schema has it there (`address.location.city`).
+ */
+function derivedPlace (lineage: Levels, { move, held, holder, side, fields }: { move: Move, held: readonly Held[], holder: Held, side: Side, fields: ReturnType<typeof fieldsAt> }): Place | undefined {
+  const { generation, resolveRef } = lineage
+  const level = side === 'from' ? lineage.from : lineage.to
+  const own = (head: TSchema): { key: string, field: { type: unknown } } | undefined => fieldsAt(generation, head, level).find(({ field }) => field.id === move.derived)
+  const via = move.through === undefined ? undefined : fields.find(({ field }) => field.id === move.through)
+  if (via === undefined) {
+    const derived = move.through === undefined ? own(holder.head) : undefined
+    return derived === undefined ? undefined : { keys: [derived.key], type: derived.field.type }
+  }
+  const inner = generation.seedOf(asNode(via.field.type, resolveRef) as TSchema)?.head
+  const direct = inner === undefined ? undefined : own(inner)
+  if (direct !== undefined) return { keys: [via.key, direct.key], type: direct.field.type }
+  const way = [...holder[side], via.key]
+  const deeper = held.filter((object) => object[side].length > way.length && below(object[side], way) && own(object.head) !== undefined)
+  const derived = deeper.length === 1 ? own(deeper[0].head) : undefined
+  return derived === undefined ? undefined : { keys: [...deeper[0][side].slice(holder[side].length), derived.key], type: derived.field.type }
+}
+
+/**
+ * The one field, of a type other than an object, that an object held under the holder's field `key` (on `side`, that
+ * object included) has at that side's level and not at the other's: a value moved out of it, into a field derived from
+ * `key`. None, or several, is no move followed.
+ */
+function lostUnder (lineage: Levels, held: readonly Held[], holder: Held, { side, key, levels }: { side: Side, key: string, levels: Record<Side, number> }): Place | undefined {
+  const other: Side = side === 'from' ? 'to' : 'from'
+  const lost: Place[] = []
+  for (const object of held.filter((each) => each[side].length > holder[side].length && below(each[side], [...holder[side], key]))) {
+    const there = new Set(fieldsAt(lineage.generation, object.head, levels[other]).map(({ field }) => field.id))
+    for (const { key: name, field } of fieldsAt(lineage.generation, object.head, levels[side])) {
+      if (!there.has(field.id) && !/\b(?:object|array|any)\b/.test(jsonTypeOf(field.type, lineage.resolveRef))) lost.push({ keys: [...object[side].slice(holder[side].length), name], type: field.type })
+    }
+  }
+  return lost.length === 1 ? lost[0] : undefined
+}
+
+/**
+ * An object moved whole (`types`: the source's schema, and the derived field's: that schema or a union with it as a
+ * member; an old `card`, now HEAD's `paymentMethod` when it is a card), with the values it holds, followed from the
+ * example's place to the other as any object's ({@link followedValues}). Where the example holds the derived field,
+ * only a value of that member is the object moved (a bank account has no old place).
+ */
+function movedWhole (lineage: Lineage, example: unknown, { from, to, holder, types, derivedHere }: { from: PathKey[], to: PathKey[], holder: number, types: readonly [unknown, unknown], derivedHere: boolean }): FollowedValue[] {
+  const { generation, resolveRef } = lineage
+  // A schema by its seed (the same schema at every level), else by itself (one no instruction changes).
+  const headOf = (schema: unknown): TSchema | undefined => {
+    const node = asNode(schema, resolveRef) as TSchema | undefined
+    return node === undefined ? undefined : generation.seedOf(node)?.head ?? node
+  }
+  const head = headOf(types[0])
+  const derived = asNode(types[1], resolveRef)
+  const members = (derived?.anyOf ?? derived?.oneOf ?? [derived]) as unknown[]
+  if (head === undefined || !members.some((member) => headOf(member) === head)) return []
+  const value = valueAt(example, from)
+  if (derivedHere && headOf(readingNode(derived as NonNullable<typeof derived>, value, resolveRef)) !== head) return []
+  const held = followedValues(lineage, head, value, true).map((at) => ({ ...at, from: [...from, ...at.from], to: [...to, ...at.to] }))
+  const moved: MovedValue = { from, to, sameType: true, holder }
+  return [moved, ...held]
 }

@@ -121,9 +121,11 @@ const RENAMED_FIX = 'Make the converters carry the whole value to its new name: 
 export function droppedValues (followed: readonly FollowedValue[], example: unknown, data: unknown): Difference[] {
   const dropped: Difference[] = []
   for (const at of followed) {
-    if (typeof at.from[at.from.length - 1] === 'number' || !parentThere(data, at) || !listsAlike(example, data, at)) continue
+    // A value moved out of a list's items (./moved-values.ts): an item may have no place there.
+    const items = (at as MovedValue).items
+    if (typeof at.from[at.from.length - 1] === 'number' || items === 'out of' || !parentThere(data, at) || !listsAlike(example, data, at)) continue
     const value = valueAt(example, at.from)
-    if (value === undefined || (!at.sameType && nothingToShow(value)) || (value === null && at.nullOnly === true)) continue
+    if (value === undefined || (!at.sameType && (items === undefined ? nothingToShow(value) : value === null)) || (value === null && at.nullOnly === true)) continue
     const arrived = valueAt(data, at.to)
     if ((arrived === undefined || arrived === null) && at.to.some((key) => typeof key === 'number') &&
       itemsHolding(data, at.to, arrived === undefined) >= itemsHolding(example, at.from, arrived === undefined)) continue
