@@ -4,8 +4,10 @@
  * version's own schema (a required body field left out, else a wrong JSON type; the same for the query string, the
  * headers and the path parameters), is sent through `app.inject` (no port). An answer of 400 must match the 400
  * response the version's document gives the operation (its own, or the plugin's generic one): an application error
- * handler writing another shape is a finding. Another status (an auth hook's 401, a not-found handler's 404, a 415)
- * did not reach validation, and is none. Validation fails before the handler; hooks before it run.
+ * handler writing another shape is a finding. A 422 whose body names what the request got wrong reached validation
+ * (decision 0174): a status the document does not give is a finding, else its body is checked as a 400's. Any other
+ * status (an auth hook's 401, a not-found handler's 404, a 415) did not reach validation, and is none. Validation
+ * fails before the handler; hooks before it run.
  * @module
  */
 import type { FastifyInstance, InjectOptions } from 'fastify'
@@ -26,10 +28,12 @@ export type ErrorBodyFinding = Omit<VerifyFinding, 'kind'> & { readonly kind: 'e
 
 type Json = Record<string, unknown>
 
-/** One invalid request: what to inject (without the version), and why it fails validation, in words. */
+/** One invalid request: what to inject (without the version), why it fails validation, in words, and the word validation's complaint names. */
 interface InvalidRequest {
   readonly injected: InjectOptions & { url: string, method: string }
   readonly why: string
+  /** The field or parameter refused, or the type expected (`object`): what an answer from validation names. */
+  readonly named: string
 }
 
 /** Formats Fastify's Ajv (ajv-formats) refuses `'x'` for. */
@@ -38,6 +42,10 @@ const FORMATS_REFUSING_X = new Set(['uuid', 'date', 'date-time', 'time', 'email'
 const FIX = 'Clients of this version read the 400 its document describes: document the error shape the application sends, in each version ' +
   '(the route\'s own 400 response), or make its error handler send what the documents say; if the shape changed for clients that read the old ' +
   'one, that needs a version change (a response converter with migrateHttpErrors giving older versions their shape).'
+
+const FIX_STATUS = 'Clients of this version read the status its document describes, and one that checks for 400 breaks: keep answering 400 to ' +
+  'requests that fail validation, or document 422 in each version\'s responses (the route\'s own 422 response) and make it a version change ' +
+  '(a response converter with migrateHttpErrors giving older versions their 400).'
 
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value)
 
@@ -91,16 +99,16 @@ function invalidRequest (method: string, path: string, schema: RouteSchema, vers
   const body = method === 'GET' || method === 'HEAD' ? undefined : jsonBody(schema.body)
   if (body !== undefined) {
     const missing = requiredWithoutDefault(body)
-    if (missing !== undefined) return { injected: { ...request, payload: {} }, why: `with the body {}: the required field '${missing}' left out` }
-    if (body.type === 'object') return { injected: { ...request, payload: [] }, why: 'with the body []: a list where an object is expected' }
-    if (body.type === 'array') return { injected: { ...request, payload: {} }, why: 'with the body {}: an object where a list is expected' }
+    if (missing !== undefined) return { injected: { ...request, payload: {} }, why: `with the body {}: the required field '${missing}' left out`, named: missing }
+    if (body.type === 'object') return { injected: { ...request, payload: [] }, why: 'with the body []: a list where an object is expected', named: 'object' }
+    if (body.type === 'array') return { injected: { ...request, payload: {} }, why: 'with the body {}: an object where a list is expected', named: 'array' }
   }
   const query = schema.querystring as Json | undefined
   if (query !== undefined) {
     const missing = requiredWithoutDefault(query)
-    if (missing !== undefined) return { injected: request, why: `without the required query parameter '${missing}'` }
+    if (missing !== undefined) return { injected: request, why: `without the required query parameter '${missing}'`, named: missing }
     const text = refusingText(query)
-    if (text !== undefined) return { injected: { ...request, url: `${request.url}?${encodeURIComponent(text)}=x` }, why: `with ${text}=x in the query string` }
+    if (text !== undefined) return { injected: { ...request, url: `${request.url}?${encodeURIComponent(text)}=x` }, why: `with ${text}=x in the query string`, named: text }
   }
   const headers = schema.headers as Json | undefined
   if (headers !== undefined) {
@@ -108,12 +116,12 @@ function invalidRequest (method: string, path: string, schema: RouteSchema, vers
     const sent = new Set(['host', 'user-agent', versionHeader])
     const others = { ...headers, required: (Array.isArray(headers.required) ? headers.required as string[] : []).filter((name) => !sent.has(name.toLowerCase())) }
     const missing = requiredWithoutDefault(others)
-    if (missing !== undefined) return { injected: request, why: `without the required header '${missing}'` }
+    if (missing !== undefined) return { injected: request, why: `without the required header '${missing}'`, named: missing }
     const text = refusingText(headers)
-    if (text !== undefined && !sent.has(text.toLowerCase())) return { injected: { ...request, headers: { [text]: 'x' } }, why: `with the header ${text}: x` }
+    if (text !== undefined && !sent.has(text.toLowerCase())) return { injected: { ...request, headers: { [text]: 'x' } }, why: `with the header ${text}: x`, named: text }
   }
   const text = params === undefined ? undefined : refusingText(params)
-  return text === undefined ? undefined : { injected: { ...request, url: filledPath(path, params, text) }, why: `with the path parameter ${text} x` }
+  return text === undefined ? undefined : { injected: { ...request, url: filledPath(path, params, text) }, why: `with the path parameter ${text} x`, named: text }
 }
 
 /** The document's form of a Fastify path (`:id` → `{id}`). */
@@ -128,22 +136,27 @@ function atPointer (document: Json, pointer: string): unknown {
   return node
 }
 
-/**
- * The JSON pointer of the schema of the 400 the version's document gives an operation (its own, else a `4XX`), for
- * the media type answered (else JSON, else the first); `undefined` when the document describes no 400 body.
- */
-function documented400 (document: Json, path: string, method: string, mediaType: string): string | undefined {
+/** The responses the version's document gives an operation, and their JSON pointer; `undefined` when it gives none. */
+function documentedResponses (document: Json, path: string, method: string): { pointer: string, responses: Json } | undefined {
   const paths = isObject(document.paths) ? document.paths : {}
   const key = documentPath(path)
   const item = paths[key]
   if (!isObject(item)) return undefined
   const operationKey = operationKeysOf(item).find((candidate) => operationMethod(candidate) === method)
   const responses = operationKey === undefined ? undefined : (item[operationKey] as Json).responses
-  if (!isObject(responses)) return undefined
-  const status = ['400', '4XX', '4xx'].find((code) => code in responses)
-  if (status === undefined) return undefined
-  let pointer = `/paths/${pointerSegment(key)}/${operationKey as string}/responses/${status}`
-  let response = responses[status]
+  return isObject(responses) ? { pointer: `/paths/${pointerSegment(key)}/${operationKey as string}/responses`, responses } : undefined
+}
+
+/**
+ * The JSON pointer of the schema of the response `status` of an operation's responses (its own, else a `4XX`), for
+ * the media type answered (else JSON, else the first); `null` when the document gives no such response, `undefined`
+ * when it describes no body for it.
+ */
+function documentedBody (document: Json, operation: { pointer: string, responses: Json }, status: number, mediaType: string): string | null | undefined {
+  const code = [String(status), '4XX', '4xx'].find((candidate) => candidate in operation.responses)
+  if (code === undefined) return null
+  let pointer = `${operation.pointer}/${code}`
+  let response = operation.responses[code]
   if (isObject(response) && typeof response.$ref === 'string' && response.$ref.startsWith('#/')) {
     pointer = response.$ref.slice(1)
     response = atPointer(document, pointer)
@@ -153,6 +166,15 @@ function documented400 (document: Json, path: string, method: string, mediaType:
   return type === undefined ? undefined : `${pointer}/content/${pointerSegment(type)}/schema`
 }
 
+/**
+ * Whether an answer's body comes from validation: it carries Fastify's validation code, or names what the request got
+ * wrong (the field or parameter, as a word of its own, or the type expected) as validation's complaint does.
+ */
+function fromValidation (body: string, named: string): boolean {
+  if (body.includes('FST_ERR_VALIDATION')) return true
+  return /^[\w$-]+$/.test(named) ? body.split(/[^\w$-]+/).includes(named) : body.includes(named)
+}
+
 /** A body shown short (JSON, at most 200 characters). */
 function shortly (body: string): string {
   return body.length > 200 ? `${body.slice(0, 200)}…` : body
@@ -160,8 +182,8 @@ function shortly (body: string): string {
 
 /**
  * Sends one invalid request per versioned route and released version of the API (`fastify`, its context) and
- * returns the 400s whose bodies the version's document refuses, one finding per route and complaint (the versions
- * where it shows listed on it).
+ * returns the 400s whose bodies the version's document refuses, and the 422s from validation it does not document (or
+ * whose bodies it refuses), one finding per route and complaint (the versions where it shows listed on it).
  * @example
  * ```ts
  * for (const finding of await errorBodyFindings(context, state)) console.log(finding.text)
@@ -206,32 +228,37 @@ async function errorBody (
   const url = facts.location === 'path' ? pathVersionUrl(route, facts.parameterName, injected.url, version) : injected.url
   const headers = facts.location === 'header' ? { ...injected.headers, [facts.parameterName]: version } : injected.headers
   const answer = await fastify.inject({ ...injected, url, ...(headers === undefined ? {} : { headers }) } as InjectOptions)
-  if (answer.statusCode !== 400) return undefined
+  const status = answer.statusCode
+  // Another status than 400 reached validation only as a 422 whose body names what was refused (decision 0174).
+  if (status !== 400 && !(status === 422 && fromValidation(answer.body, invalid.named))) return undefined
   const mediaType = String(answer.headers['content-type'] ?? '').split(';')[0].trim()
   // The document's path is the registered URL's (with the version's parameter for path versions).
-  const pointer = documented400(document, route.url, method, mediaType)
-  if (pointer === undefined) return undefined
+  const operation = documentedResponses(document, route.url, method)
+  const pointer = operation === undefined ? undefined : documentedBody(document, operation, status, mediaType)
+  if (pointer === undefined || (pointer === null && status === 400)) return undefined
   let body: unknown
   try {
     body = JSON.parse(answer.body)
   } catch {
     body = answer.body
   }
-  const complaint = validator.check(pointer, body)
-  if (complaint === undefined) return undefined
-  const sent = `${method} ${url} ${invalid.why}`
+  const complaint = pointer === null ? undefined : validator.check(pointer, body)
+  if (pointer !== null && complaint === undefined) return undefined
+  const sent = `a request that fails validation (${method} ${url} ${invalid.why}) is answered ${status} with ${shortly(answer.body)}`
   // One finding per route, invalid request and complaint: the versions where it shows are listed on it.
-  return [`${method} ${route.path}\n${invalid.why}\n${complaint}`, {
+  return [`${method} ${route.path}\n${invalid.why}\n${status} ${complaint ?? ''}`, {
     route: `${method} ${route.path}`,
     version,
     versions: [version],
     direction: 'response',
     kind: 'error body',
-    part: 'response 400',
+    part: `response ${status}`,
     pointer: '',
-    message: `a request that fails validation (${sent}) is answered 400 with ${shortly(answer.body)}, which the 400 response of its document refuses: ${complaint}`,
+    message: complaint === undefined
+      ? `${sent}, a status its document does not give the operation (its responses: ${Object.keys(operation?.responses ?? {}).join(', ')})`
+      : `${sent}, which the ${status} response of its document refuses: ${complaint}`,
     value: body,
-    fix: FIX,
+    fix: complaint === undefined ? FIX_STATUS : FIX,
     changeVersion: '',
     versionChanges: [],
     converters: [],
@@ -243,5 +270,5 @@ async function errorBody (
 /** The finding on one line: the route, its versions, what was sent and answered, the complaint, and the fix. */
 function textOf (finding: ErrorBodyFinding): string {
   const more = finding.versions.length > 1 ? `; also ${finding.versions.slice(1).join(', ')}` : ''
-  return `${finding.route} (${finding.version}${more}): ${finding.message}. ${FIX}`
+  return `${finding.route} (${finding.version}${more}): ${finding.message}. ${finding.fix}`
 }
