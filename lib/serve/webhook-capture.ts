@@ -49,8 +49,49 @@ interface RenderedForCapture {
   readonly texts: ReadonlyArray<readonly [version: string, body: string]>
 }
 
-/** Publishes one render (when sampled and subscribed to). */
-export type WebhookCapture = (rendered: RenderedForCapture) => void
+/** The capture of an application's renders: each call counted when it starts, each render published (when sampled and subscribed to). */
+export interface WebhookCapture {
+  readonly count: (webhook: { readonly name: string, readonly method: string }) => void
+  readonly publish: (rendered: RenderedForCapture) => void
+}
+
+/** A webhook rendered while an exchange was served: its name and method, and how many times (`CapturedExchange.renders`). */
+export interface RenderCount {
+  readonly name: string
+  readonly method: string
+  readonly count: number
+}
+
+/**
+ * The render calls of the process's applications capturing, per webhook (`METHOD name`), since it started: an exchange
+ * recorded notes them when its request starts and records those made until it is published (decision 0177). Counted
+ * whether or not the render is sampled or has a subscriber, so that a sampled exchange says every render made then.
+ */
+const renderCalls = new Map<string, RenderCount>()
+
+/**
+ * The render counts now, to give {@link rendersSince} when the exchange is published.
+ * @example `found.renders = renderCountsNow()`
+ */
+export function renderCountsNow (): ReadonlyMap<string, number> {
+  const counts = new Map<string, number>()
+  for (const [key, { count }] of renderCalls) counts.set(key, count)
+  return counts
+}
+
+/**
+ * The webhooks rendered since `counts` were taken ({@link renderCountsNow}), and how many times each: those of the
+ * exchange's request, and any other render of the process made meanwhile (a concurrent request's, a timer's).
+ * @example `const renders = rendersSince(found.renders)`
+ */
+export function rendersSince (counts: ReadonlyMap<string, number>): RenderCount[] {
+  const since: RenderCount[] = []
+  for (const [key, { name, method, count }] of renderCalls) {
+    const made = count - (counts.get(key) ?? 0)
+    if (made > 0) since.push({ name, method, count: made })
+  }
+  return since
+}
 
 /**
  * The capture of an application's renders: `undefined` when the option is off (a render then checks one property).
@@ -59,7 +100,12 @@ export type WebhookCapture = (rendered: RenderedForCapture) => void
 export function createWebhookCapture (capture: ResolvedCaptureExchanges | undefined, latest: string): WebhookCapture | undefined {
   if (capture === undefined) return undefined
   const { sampleRate, redaction } = capture
-  return (rendered) => {
+  const count = (webhook: { readonly name: string, readonly method: string }): void => {
+    const key = `${webhook.method} ${webhook.name}`
+    const counted = renderCalls.get(key)
+    renderCalls.set(key, { name: webhook.name, method: webhook.method, count: (counted?.count ?? 0) + 1 })
+  }
+  const publish = (rendered: RenderedForCapture): void => {
     if (!webhookChannel.hasSubscribers || rendered.texts.length === 0 || (sampleRate < 1 && Math.random() >= sampleRate)) return
     const data = [{ value: copyJson(rendered.event) }, ...rendered.texts.map(([, text]) => ({ value: JSON.parse(text) as unknown }))]
     // Pointers apply to the event and the bodies (no header is recorded); each value found is removed wherever it stands.
@@ -73,4 +119,5 @@ export function createWebhookCapture (capture: ResolvedCaptureExchanges | undefi
     }
     webhookChannel.publish(message)
   }
+  return { count, publish }
 }

@@ -7,11 +7,12 @@
  * 0239-replay-maps-ids-inside-strings.md).
  * @module
  */
-import type { FastifyInstance, InjectOptions } from 'fastify'
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
 import { rootOf } from '../core/application-root'
 import { isRedacted } from '../values/redaction'
 import type { RecordedExchange } from './traffic-file'
 import { IdsInStrings } from './ids-in-strings'
+import { whileSending } from './handler-renders'
 
 /**
  * Builds a fresh application, as the app module's export does: every call a new instance with a fresh state.
@@ -199,12 +200,20 @@ interface Player {
   readonly unmapped: string[][]
 }
 
+/** `root.inject(request)` started at once (its promise form is a lazy chain, started where it is awaited, out of this context). */
+async function injected (root: FastifyInstance, request: InjectOptions): Promise<LightMyRequestResponse> {
+  return await new Promise((resolve, reject) => {
+    root.inject(request, (error, response) => { if (response === undefined) reject(error ?? new Error('no response')); else resolve(response) })
+  })
+}
+
 /** Sends one exchange to an application; its answer, or `undefined` when its path cannot be made. */
 async function send (player: Player, { exchange, url }: HandlerExchange): Promise<Answer | undefined> {
   const carried: string[] = []
   const request = 'pattern' in url ? requestOf(exchange, url.pattern, player.ids, carried) : undefined
-  player.unmapped.push(carried)
-  const response = request === undefined ? undefined : await player.root.inject(request)
+  const index = player.unmapped.push(carried) - 1
+  // In the exchange's context: the renders its request makes are its own (./handler-renders.ts).
+  const response = request === undefined ? undefined : await whileSending(index, async () => await injected(player.root, request))
   const answer = response === undefined ? undefined : { status: response.statusCode, headers: response.headers as Record<string, unknown>, body: bodyOf(response.body) }
   player.answers.push(answer)
   return answer
