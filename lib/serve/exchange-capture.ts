@@ -131,7 +131,8 @@ export function captureExchangesOption (value: unknown): ResolvedCaptureExchange
   if (badPointer !== undefined) {
     throw new InvalidOptionError(`Option 'captureExchanges.redact.pointers' must list JSON pointers starting with '/' ('/card/number', '/lines/*/memo'); got ${describeValue(badPointer)}.`)
   }
-  return { sampleRate, everyVersion, redaction: { headers: new Set(headers.map((name) => name.toLowerCase())), pointers: pointers.map(pointerSegments) } }
+  const redaction = { headers: new Set(headers.map((name) => name.toLowerCase())), pointers: pointers.map(pointerSegments) }
+  return { sampleRate, everyVersion, redaction, renderCalls: new Map() }
 }
 
 /** True for data a record can hold as it is: `undefined`, a JSON primitive, a plain object or an array (not a buffer or a stream). */
@@ -207,7 +208,7 @@ export function createCaptureHooks (options: ServeOptions, capture: ResolvedCapt
       return
     }
     const clientRequest = recordRequest(fastifyRequest)
-    if (clientRequest !== undefined) (fastifyRequest as CaptureRequest)[kCapture] = { clientRequest, renders: renderCountsNow() }
+    if (clientRequest !== undefined) (fastifyRequest as CaptureRequest)[kCapture] = { clientRequest, renders: renderCountsNow(capture) }
     done()
   }
 
@@ -275,7 +276,7 @@ export function createCaptureHooks (options: ServeOptions, capture: ResolvedCapt
         handlerResponse: found.handlerResponse,
         clientResponse: recordResponse(reply, parsed.body),
         ...(found.headData === true ? { headData: true } : {}),
-        renders: rendersSince(found.renders)
+        renders: rendersSince(capture, found.renders)
       }
       exchangeChannel.publish(redacted(exchange, redaction))
     }

@@ -63,30 +63,24 @@ export interface RenderCount {
 }
 
 /**
- * The render calls of the process's applications capturing, per webhook (`METHOD name`), since it started: an exchange
- * recorded notes them when its request starts and records those made until it is published (decision 0177). Counted
- * whether or not the render is sampled or has a subscriber, so that a sampled exchange says every render made then.
+ * The API's render counts now (its `webhooks.render()` calls since it started, per webhook, counted whether the render
+ * is then sampled, has a subscriber or fails: decision 0177), to give {@link rendersSince} when the exchange is published.
+ * @example `found.renders = renderCountsNow(capture)`
  */
-const renderCalls = new Map<string, RenderCount>()
-
-/**
- * The render counts now, to give {@link rendersSince} when the exchange is published.
- * @example `found.renders = renderCountsNow()`
- */
-export function renderCountsNow (): ReadonlyMap<string, number> {
+export function renderCountsNow (capture: ResolvedCaptureExchanges): ReadonlyMap<string, number> {
   const counts = new Map<string, number>()
-  for (const [key, { count }] of renderCalls) counts.set(key, count)
+  for (const [key, { count }] of capture.renderCalls) counts.set(key, count)
   return counts
 }
 
 /**
- * The webhooks rendered since `counts` were taken ({@link renderCountsNow}), and how many times each: those of the
- * exchange's request, and any other render of the process made meanwhile (a concurrent request's, a timer's).
- * @example `const renders = rendersSince(found.renders)`
+ * The webhooks the API rendered since `counts` were taken ({@link renderCountsNow}), and how many times each: those of
+ * the exchange's request, and any other render of the API made meanwhile (a concurrent request's, a timer's).
+ * @example `const renders = rendersSince(capture, found.renders)`
  */
-export function rendersSince (counts: ReadonlyMap<string, number>): RenderCount[] {
+export function rendersSince (capture: ResolvedCaptureExchanges, counts: ReadonlyMap<string, number>): RenderCount[] {
   const since: RenderCount[] = []
-  for (const [key, { name, method, count }] of renderCalls) {
+  for (const [key, { name, method, count }] of capture.renderCalls) {
     const made = count - (counts.get(key) ?? 0)
     if (made > 0) since.push({ name, method, count: made })
   }
@@ -99,7 +93,7 @@ export function rendersSince (counts: ReadonlyMap<string, number>): RenderCount[
  */
 export function createWebhookCapture (capture: ResolvedCaptureExchanges | undefined, latest: string): WebhookCapture | undefined {
   if (capture === undefined) return undefined
-  const { sampleRate, redaction } = capture
+  const { sampleRate, redaction, renderCalls } = capture
   const count = (webhook: { readonly name: string, readonly method: string }): void => {
     const key = `${webhook.method} ${webhook.name}`
     const counted = renderCalls.get(key)

@@ -19,7 +19,7 @@ import { shown } from './value-comparison'
 import { differencesOf } from './value-difference'
 import { selectApis } from './versioned-apis'
 import { mappedForm } from './ids-in-strings'
-import { judgeRenders, sentFor, type RenderCall } from './handler-renders'
+import { judgeRenders, sentFor, whileSending, type RenderCall } from './handler-renders'
 
 /** What the clock rule reads: the replay's start and end, in milliseconds. */
 interface ReplayWindow {
@@ -79,7 +79,7 @@ function stringsOf (value: unknown, into = new Set<string>()): Set<string> {
 /** Observes the render calls of an application's APIs (its `webhooks.render`, replaced on the fresh instance). */
 function observeRenders (root: FastifyInstance): ObservedRender[] {
   const calls: ObservedRender[] = []
-  for (const { context } of selectApis(root)) {
+  for (const { context, name: api } of selectApis(root)) {
     const webhooks = context.versioner.webhooks
     const render = webhooks.render.bind(webhooks)
     const observed: typeof webhooks.render = async (name, event, options) => {
@@ -88,7 +88,7 @@ function observeRenders (root: FastifyInstance): ObservedRender[] {
         method = webhooks.named(name, options?.method as HttpMethod | undefined).method
       } catch {}
       // A webhook not declared is no render (the call throws; a recorded exchange counts renders of declared ones).
-      if (method !== undefined) calls.push({ key: `${method.toUpperCase()} ${name}`, event: copyJson(event), exchange: sentFor(), render })
+      if (method !== undefined) calls.push({ api, key: `${method.toUpperCase()} ${name}`, event: copyJson(event), exchange: sentFor(), render })
       return await render(name, event, options)
     }
     Object.defineProperty(webhooks, 'render', { value: observed, configurable: true, writable: true })
@@ -159,6 +159,10 @@ export class DeliveryObserver {
 
   /** `recorded`: every render of the traffic file, in order; `judged`: the lines to judge. */
   constructor (private readonly recorded: readonly DeliveryLine[], private readonly judged: ReadonlySet<number>) {}
+
+  async sending<T> (index: number, work: () => Promise<T>): Promise<T> {
+    return await whileSending(index, work)
+  }
 
   attach (root: FastifyInstance): void {
     this.calls.push(observeRenders(root))

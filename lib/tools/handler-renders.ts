@@ -46,8 +46,9 @@ export function sentFor (): number | undefined {
   return store?.open === true ? store.index : undefined
 }
 
-/** A render call of a fresh application: its webhook (`METHOD name`), its event, and the exchange it was made for. */
+/** A render call of a fresh application: its API's name, its webhook (`METHOD name`), its event, and the exchange it was made for. */
 export interface RenderCall {
+  readonly api: string
   readonly key: string
   readonly event: unknown
   readonly exchange: number | undefined
@@ -59,11 +60,11 @@ function eventText (event: unknown): string {
   return text.length > 200 ? `${text.slice(0, 199)}… (${text.length} characters)` : text
 }
 
-/** An exchange's calls by webhook. */
-function callsOf (calls: readonly RenderCall[], index: number): Map<string, RenderCall[]> {
+/** An exchange's calls of its API's webhooks (the API whose renders its record counts), by webhook. */
+function callsOf (calls: readonly RenderCall[], index: number, api: string | undefined): Map<string, RenderCall[]> {
   const byKey = new Map<string, RenderCall[]>()
   for (const call of calls) {
-    if (call.exchange !== index) continue
+    if (call.exchange !== index || call.api !== api) continue
     const list = byKey.get(call.key)
     if (list === undefined) byKey.set(call.key, [call])
     else list.push(call)
@@ -85,7 +86,7 @@ export function judgeRenders (exchanges: readonly HandlerExchange[], calls: read
   exchanges.forEach((item, index) => {
     const recorded = item.exchange.renders
     if (!item.judged || recorded === undefined || passed.has(item.line)) return
-    const [left, right] = calls.map((list) => callsOf(list, index))
+    const [left, right] = calls.map((list) => callsOf(list, index, item.api))
     for (const [key, made] of left) {
       const [method, ...name] = key.split(' ')
       const was = recorded.filter((render) => render.method.toUpperCase() === method && render.name === name.join(' ')).reduce((sum, render) => sum + render.count, 0)
