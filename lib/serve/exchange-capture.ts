@@ -19,6 +19,7 @@ import { responseSlot } from '../routes/schema-forms'
 import type { ResolvedCaptureExchanges, ServeOptions } from './serve-options'
 import { servedRoute, type ServedRoute } from './usage-events'
 import type { AroundHooks } from './route-preparation'
+import { renderCountsNow, rendersSince, type RenderCount } from './webhook-capture'
 
 /**
  * The `captureExchanges` option.
@@ -82,6 +83,11 @@ export interface CapturedExchange {
   readonly clientResponse: RecordedResponse
   /** `true` when the version served HEAD data on the route (`everyVersion`). */
   readonly headData?: true
+  /**
+   * The webhooks rendered while it was served (from its validation to its answer), sampled or not: its handler's, and
+   * any other of the process made meanwhile. Absent from exchanges recorded before it was (decision 0177).
+   */
+  readonly renders?: readonly RenderCount[]
 }
 
 /** The channel (subscribe with `diagnostics_channel.subscribe('fastify-versioner:exchange', …)`). */
@@ -90,6 +96,8 @@ const exchangeChannel = diagnosticsChannel.channel('fastify-versioner:exchange')
 /** What a request's capture holds so far. */
 interface Capture {
   readonly clientRequest: RecordedRequest
+  /** The render counts when it started (./webhook-capture.ts). */
+  readonly renders: ReadonlyMap<string, number>
   version?: string
   headData?: true
   handlerRequest?: RecordedRequest
@@ -123,7 +131,8 @@ export function captureExchangesOption (value: unknown): ResolvedCaptureExchange
   if (badPointer !== undefined) {
     throw new InvalidOptionError(`Option 'captureExchanges.redact.pointers' must list JSON pointers starting with '/' ('/card/number', '/lines/*/memo'); got ${describeValue(badPointer)}.`)
   }
-  return { sampleRate, everyVersion, redaction: { headers: new Set(headers.map((name) => name.toLowerCase())), pointers: pointers.map(pointerSegments) } }
+  const redaction = { headers: new Set(headers.map((name) => name.toLowerCase())), pointers: pointers.map(pointerSegments) }
+  return { sampleRate, everyVersion, redaction, renderCalls: new Map() }
 }
 
 /** True for data a record can hold as it is: `undefined`, a JSON primitive, a plain object or an array (not a buffer or a stream). */
@@ -199,7 +208,7 @@ export function createCaptureHooks (options: ServeOptions, capture: ResolvedCapt
       return
     }
     const clientRequest = recordRequest(fastifyRequest)
-    if (clientRequest !== undefined) (fastifyRequest as CaptureRequest)[kCapture] = { clientRequest }
+    if (clientRequest !== undefined) (fastifyRequest as CaptureRequest)[kCapture] = { clientRequest, renders: renderCountsNow(capture) }
     done()
   }
 
@@ -266,7 +275,8 @@ export function createCaptureHooks (options: ServeOptions, capture: ResolvedCapt
         handlerRequest: found.handlerRequest,
         handlerResponse: found.handlerResponse,
         clientResponse: recordResponse(reply, parsed.body),
-        ...(found.headData === true ? { headData: true } : {})
+        ...(found.headData === true ? { headData: true } : {}),
+        renders: rendersSince(capture, found.renders)
       }
       exchangeChannel.publish(redacted(exchange, redaction))
     }

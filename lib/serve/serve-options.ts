@@ -45,6 +45,8 @@ export interface ResolvedCaptureExchanges {
   /** Versions without work on a route recorded too (their hooks then on every versioned route). */
   readonly everyVersion: boolean
   readonly redaction: Redaction
+  /** The API's `webhooks.render()` calls since it started, per webhook (`METHOD name`): ./webhook-capture.ts counts them. */
+  readonly renderCalls: Map<string, { readonly name: string, readonly method: string, readonly count: number }>
 }
 
 /** A response header: name and value. */

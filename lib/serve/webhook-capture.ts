@@ -49,8 +49,43 @@ interface RenderedForCapture {
   readonly texts: ReadonlyArray<readonly [version: string, body: string]>
 }
 
-/** Publishes one render (when sampled and subscribed to). */
-export type WebhookCapture = (rendered: RenderedForCapture) => void
+/** The capture of an application's renders: each call counted when it starts, each render published (when sampled and subscribed to). */
+export interface WebhookCapture {
+  readonly count: (webhook: { readonly name: string, readonly method: string }) => void
+  readonly publish: (rendered: RenderedForCapture) => void
+}
+
+/** A webhook rendered while an exchange was served: its name and method, and how many times (`CapturedExchange.renders`). */
+export interface RenderCount {
+  readonly name: string
+  readonly method: string
+  readonly count: number
+}
+
+/**
+ * The API's render counts now (its `webhooks.render()` calls since it started, per webhook, counted whether the render
+ * is then sampled, has a subscriber or fails: decision 0177), to give {@link rendersSince} when the exchange is published.
+ * @example `found.renders = renderCountsNow(capture)`
+ */
+export function renderCountsNow (capture: ResolvedCaptureExchanges): ReadonlyMap<string, number> {
+  const counts = new Map<string, number>()
+  for (const [key, { count }] of capture.renderCalls) counts.set(key, count)
+  return counts
+}
+
+/**
+ * The webhooks the API rendered since `counts` were taken ({@link renderCountsNow}), and how many times each: those of
+ * the exchange's request, and any other render of the API made meanwhile (a concurrent request's, a timer's).
+ * @example `const renders = rendersSince(capture, found.renders)`
+ */
+export function rendersSince (capture: ResolvedCaptureExchanges, counts: ReadonlyMap<string, number>): RenderCount[] {
+  const since: RenderCount[] = []
+  for (const [key, { name, method, count }] of capture.renderCalls) {
+    const made = count - (counts.get(key) ?? 0)
+    if (made > 0) since.push({ name, method, count: made })
+  }
+  return since
+}
 
 /**
  * The capture of an application's renders: `undefined` when the option is off (a render then checks one property).
@@ -58,8 +93,13 @@ export type WebhookCapture = (rendered: RenderedForCapture) => void
  */
 export function createWebhookCapture (capture: ResolvedCaptureExchanges | undefined, latest: string): WebhookCapture | undefined {
   if (capture === undefined) return undefined
-  const { sampleRate, redaction } = capture
-  return (rendered) => {
+  const { sampleRate, redaction, renderCalls } = capture
+  const count = (webhook: { readonly name: string, readonly method: string }): void => {
+    const key = `${webhook.method} ${webhook.name}`
+    const counted = renderCalls.get(key)
+    renderCalls.set(key, { name: webhook.name, method: webhook.method, count: (counted?.count ?? 0) + 1 })
+  }
+  const publish = (rendered: RenderedForCapture): void => {
     if (!webhookChannel.hasSubscribers || rendered.texts.length === 0 || (sampleRate < 1 && Math.random() >= sampleRate)) return
     const data = [{ value: copyJson(rendered.event) }, ...rendered.texts.map(([, text]) => ({ value: JSON.parse(text) as unknown }))]
     // Pointers apply to the event and the bodies (no header is recorded); each value found is removed wherever it stands.
@@ -73,4 +113,5 @@ export function createWebhookCapture (capture: ResolvedCaptureExchanges | undefi
     }
     webhookChannel.publish(message)
   }
+  return { count, publish }
 }

@@ -171,6 +171,8 @@ async function render<S extends WebhookSubscriber> (
   context: RenderContext, webhook: DeclaredWebhook, latestBody: unknown, options: RenderWebhookOptions<S>
 ): Promise<RenderedWebhook<S>> {
   const { engine } = context
+  // Counted before anything is checked, as `replay --handlers` notes a call (decision 0177).
+  context.capture?.count(webhook)
   const { id, instant, header } = checkedOptions(options, context)
   checkHeadBody(engine, webhook, latestBody)
   const timestamp = Math.floor(instant / 1000)
@@ -221,7 +223,7 @@ async function render<S extends WebhookSubscriber> (
       publishWebhookRendered(engine.bundle, webhook, { id, version, subscribers: rendered, api: context.api })
     }
   }
-  context.capture?.({ webhook, event: latestBody, timestamp, texts: renderedIn.map(([version, , body]) => [version, body] as const) })
+  context.capture?.publish({ webhook, event: latestBody, timestamp, texts: renderedIn.map(([version, , body]) => [version, body] as const) })
   return {
     id,
     timestamp,

@@ -251,10 +251,12 @@ export async function withAnswers (
   const window = { from, to: Date.now() }
   const verdicts = judgeAnswers(exchanges, left, right, window)
   const rendered = observer.judge([left, right], window)
+  // What each request renders now, but where its answer needed state the replay lacks.
+  const renders = observer.renderFindings(exchanges, new Set(verdicts.notReplayable.map((item) => item.line)))
   const byLine = (first: { line: number }, second: { line: number }): number => first.line - second.line
   return {
     ...report,
-    findings: [...report.findings, ...verdicts.findings, ...rendered.findings].sort(byLine),
+    findings: [...report.findings, ...verdicts.findings, ...renders, ...rendered.findings].sort(byLine),
     notReplayable: [...report.notReplayable, ...verdicts.notReplayable, ...rendered.notReplayable].sort(byLine),
     answers: { compared: verdicts.compared + rendered.compared, volatile: verdicts.volatile + rendered.volatile }
   }

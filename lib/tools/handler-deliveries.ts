@@ -11,7 +11,7 @@ import type { FastifyInstance } from 'fastify'
 import type { HttpMethod } from '../core/http-methods'
 import type { RenderWebhookOptions, WebhookSubscriber } from '../routes/webhook-deliveries'
 import { copyJson } from '../values/json-copy'
-import type { Played } from './handler-replay'
+import type { HandlerExchange, Played } from './handler-replay'
 import type { NotReplayed, ReplayFinding } from './replay-report'
 import type { DeliveryLine } from './traffic-file'
 import { valueAt } from './replay-exchange'
@@ -19,6 +19,7 @@ import { shown } from './value-comparison'
 import { differencesOf } from './value-difference'
 import { selectApis } from './versioned-apis'
 import { mappedForm } from './ids-in-strings'
+import { judgeRenders, sentFor, whileSending, type RenderCall } from './handler-renders'
 
 /** What the clock rule reads: the replay's start and end, in milliseconds. */
 interface ReplayWindow {
@@ -60,10 +61,8 @@ export function clockRule (recorded: unknown, replayed: unknown, window: ReplayW
   return was === undefined || was === form ? 'clock' : 'changed'
 }
 
-/** A `webhooks.render()` call of a fresh application: its webhook, its event (a JSON copy), and its API's renderer. */
-interface ObservedRender {
-  readonly key: string
-  readonly event: unknown
+/** A `webhooks.render()` call of a fresh application: its webhook, its event (a JSON copy), the exchange it was made for, and its API's renderer. */
+interface ObservedRender extends RenderCall {
   readonly render: <S extends WebhookSubscriber>(name: string, event: unknown, options: RenderWebhookOptions<S>) => Promise<{ deliveries: ReadonlyArray<{ version: string, body: string }>, skipped: readonly unknown[], failed: ReadonlyArray<{ error: Error }> }>
 }
 
@@ -80,15 +79,16 @@ function stringsOf (value: unknown, into = new Set<string>()): Set<string> {
 /** Observes the render calls of an application's APIs (its `webhooks.render`, replaced on the fresh instance). */
 function observeRenders (root: FastifyInstance): ObservedRender[] {
   const calls: ObservedRender[] = []
-  for (const { context } of selectApis(root)) {
+  for (const { context, name: api } of selectApis(root)) {
     const webhooks = context.versioner.webhooks
     const render = webhooks.render.bind(webhooks)
     const observed: typeof webhooks.render = async (name, event, options) => {
-      let method: string = String(options?.method ?? '').toUpperCase()
+      let method: string | undefined
       try {
         method = webhooks.named(name, options?.method as HttpMethod | undefined).method
       } catch {}
-      calls.push({ key: `${method} ${name}`, event: copyJson(event), render })
+      // A webhook not declared is no render (the call throws; a recorded exchange counts renders of declared ones).
+      if (method !== undefined) calls.push({ api, key: `${method.toUpperCase()} ${name}`, event: copyJson(event), exchange: sentFor(), render })
       return await render(name, event, options)
     }
     Object.defineProperty(webhooks, 'render', { value: observed, configurable: true, writable: true })
@@ -160,6 +160,10 @@ export class DeliveryObserver {
   /** `recorded`: every render of the traffic file, in order; `judged`: the lines to judge. */
   constructor (private readonly recorded: readonly DeliveryLine[], private readonly judged: ReadonlySet<number>) {}
 
+  async sending<T> (index: number, work: () => Promise<T>): Promise<T> {
+    return await whileSending(index, work)
+  }
+
   attach (root: FastifyInstance): void {
     this.calls.push(observeRenders(root))
   }
@@ -183,6 +187,11 @@ export class DeliveryObserver {
         this.rendered.push({ line, route, version, recorded: body, bodies })
       }
     }
+  }
+
+  /** The renders each exchange's request makes now, judged where its record says what it rendered (./handler-renders.ts). */
+  renderFindings (exchanges: readonly HandlerExchange[], passed: ReadonlySet<number>): ReplayFinding[] {
+    return this.calls.length === 2 ? judgeRenders(exchanges, [this.calls[0], this.calls[1]], passed) : []
   }
 
   /** The verdicts: `played`, the two applications' runs (their identifiers: recorded → their own); `window`, when the replay ran. */

@@ -7,7 +7,7 @@
  * 0239-replay-maps-ids-inside-strings.md).
  * @module
  */
-import type { FastifyInstance, InjectOptions } from 'fastify'
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
 import { rootOf } from '../core/application-root'
 import { isRedacted } from '../values/redaction'
 import type { RecordedExchange } from './traffic-file'
@@ -30,6 +30,8 @@ export interface HandlerExchange {
   readonly url: { readonly pattern: string } | { readonly skipped: string | undefined }
   /** False for an exchange only sent (for the state it makes): of another API, or one the converters' replay reported. */
   readonly judged: boolean
+  /** The name of the API serving it (none: no route serves it now). */
+  readonly api?: string
 }
 
 /** What a client got: the status, the headers, and the body (JSON parsed, else the text; `undefined` when empty). */
@@ -189,6 +191,8 @@ function bodyOf (text: string): unknown {
 interface PlayObserver {
   attach: (root: FastifyInstance) => void
   finish: (played: readonly [Played, Played]) => Promise<void>
+  /** Runs the sending of exchange `index` (its `inject`, started within), so that what its request does is told as its. */
+  sending: <T>(index: number, work: () => Promise<T>) => Promise<T>
 }
 
 /** An application being played: its root, the identifiers it gave, its answers, and the unmapped strings of its requests. */
@@ -199,12 +203,21 @@ interface Player {
   readonly unmapped: string[][]
 }
 
-/** Sends one exchange to an application; its answer, or `undefined` when its path cannot be made. */
-async function send (player: Player, { exchange, url }: HandlerExchange): Promise<Answer | undefined> {
+/** `root.inject(request)` started at once (its promise form is a lazy chain, started where it is awaited, out of this context). */
+async function injected (root: FastifyInstance, request: InjectOptions): Promise<LightMyRequestResponse> {
+  return await new Promise((resolve, reject) => {
+    root.inject(request, (error, response) => { if (response === undefined) reject(error ?? new Error('no response')); else resolve(response) })
+  })
+}
+
+/** Sends one exchange to an application (within `observer.sending`); its answer, or `undefined` when its path cannot be made. */
+async function send (player: Player, { exchange, url }: HandlerExchange, observer: PlayObserver | undefined): Promise<Answer | undefined> {
   const carried: string[] = []
   const request = 'pattern' in url ? requestOf(exchange, url.pattern, player.ids, carried) : undefined
-  player.unmapped.push(carried)
-  const response = request === undefined ? undefined : await player.root.inject(request)
+  const index = player.unmapped.push(carried) - 1
+  // In the exchange's context: the renders its request makes are its own (./handler-renders.ts).
+  const inject = async (): Promise<LightMyRequestResponse> => await injected(player.root, request as InjectOptions)
+  const response = request === undefined ? undefined : observer === undefined ? await inject() : await observer.sending(index, inject)
   const answer = response === undefined ? undefined : { status: response.statusCode, headers: response.headers as Record<string, unknown>, body: bodyOf(response.body) }
   player.answers.push(answer)
   return answer
@@ -232,7 +245,7 @@ export async function playOnTwo (build: AppBuilder, exchanges: readonly HandlerE
     const [left, right] = players
     await right.root.inject({ method: 'GET', url: '/.well-known/fastify-versioner-replay-warm-up' })
     for (const item of exchanges) {
-      const answers = [await send(left, item), await send(right, item)] as const
+      const answers = [await send(left, item, observer), await send(right, item, observer)] as const
       if (answers[0] !== undefined && answers[1] !== undefined) learnAnswer(item.exchange.clientResponse, [answers[0], answers[1]], [left.ids, right.ids])
     }
     const played = players.map(({ answers, unmapped, ids }): Played => ({ answers, unmapped, ids: ids.ids, inside: ids.inside, outside: ids.outside })) as [Played, Played]

@@ -29,6 +29,8 @@ export type { NotReplayed, ReplayFinding, ReplayReport, ReplayTrafficOptions } f
 
 /** A HEAD route of one API, how its exchanges are replayed, and the level of each of its API's versions. */
 interface RouteEntry {
+  /** The name of the API serving it. */
+  readonly api: string
   readonly head: HeadRoute
   readonly replayer: ExchangeReplayer
   readonly levelOf: (version: string) => number | undefined
@@ -53,7 +55,7 @@ function routeIndex (app: FastifyInstance, options: ReplayTrafficOptions, runCon
     const replayer: ExchangeReplayer = { context: api.context, steps: state.steps, runConverter, validators: new Map<TSchema, never>(), serializers: new Map<TSchema, never>(), storage, resolveRef }
     const levels = new Map(state.options.versions.versionValues.map((version, index) => [version, index + 1]))
     const levelOf = (version: string): number | undefined => levels.get(version)
-    for (const head of state.headRoutes) for (const method of head.methods) routes.set(`${method} ${head.path}`, { head, replayer, levelOf })
+    for (const head of state.headRoutes) for (const method of head.methods) routes.set(`${method} ${head.path}`, { api: api.name, head, replayer, levelOf })
   }
   // By version, the routes by the `METHOD url` each had in it (computed for the versions asked).
   const byVersion = new Map<string, Map<string, RouteEntry>>()
@@ -148,7 +150,8 @@ export async function replayTraffic (
   for (const { line, exchange } of traffic.exchanges) {
     const found = locate(index, exchange)
     const base = { line, version: exchange.version, route: `${exchange.route.method} ${exchange.route.url}` }
-    sent.push({ line, exchange, url: typeof found === 'string' ? { skipped: undefined } : handlerUrl(exchange, found.served), judged: typeof found !== 'string' && own.has(found.entry.replayer.context) })
+    const url = typeof found === 'string' ? { skipped: undefined } : handlerUrl(exchange, found.served)
+    sent.push({ line, exchange, url, judged: typeof found !== 'string' && own.has(found.entry.replayer.context), api: typeof found === 'string' ? undefined : found.entry.api })
     if (typeof found !== 'string' && !own.has(found.entry.replayer.context)) {
       count.otherApis++
       continue

@@ -83,6 +83,9 @@ function exchangeProblem (value: unknown): string | undefined {
   if (!isObject(route) || typeof route.method !== 'string' || typeof route.url !== 'string') return 'its route is not { method, url }'
   if (value.latest !== undefined && (typeof value.latest !== 'string' || value.latest === '')) return 'its latest is not a version string'
   if (value.headData !== undefined && value.headData !== true) return 'its headData is not true'
+  const renders = value.renders
+  const badRender = (item: unknown): boolean => !isObject(item) || typeof item.name !== 'string' || typeof item.method !== 'string' || !Number.isInteger(item.count) || (item.count as number) < 1
+  if (renders !== undefined && (!Array.isArray(renders) || renders.some(badRender))) return 'its renders is not a list of { name, method, count }'
   return recordProblem('clientRequest', value.clientRequest, false) ?? recordProblem('handlerRequest', value.handlerRequest, false) ??
     recordProblem('handlerResponse', value.handlerResponse, true) ?? recordProblem('clientResponse', value.clientResponse, true)
 }
