@@ -164,7 +164,7 @@ async function defaultIssues (context: ReplayContext & { replayed: number }, bou
   const result = await replayExample(context, { ...boundary.twin, data: copyJson(data) as Partial<Record<RequestPart, unknown>>, required: new Map(), trail })
   if (result === undefined || !('body' in result)) return []
   const issues = oneIssues(context, boundary, { trail, sent: data, places: ({ part }) => places.get(part) ?? new Set() })
-  return await withoutScales(context, { ...boundary, sent: data, defaults }, issues)
+  return await withoutScales(context, { twin: boundary.twin, trail: boundary.trail, sent: data, defaults }, issues)
 }
 
 /** The integer bounds a schema sets on a number (`minimum`, `maximum`, exclusive ones included): the widest where it sets none. */
@@ -194,7 +194,7 @@ function thirdValue (schema: JsonSchema | undefined, n: number): number | undefi
  * their place (one replay for all of them): a scale's slope, under `1 / n` where `0` and `n` round alike, moves `m`
  * less than `|m - n| / |n|` from `n`, and `|| n` moves it by `|m - n|`.
  */
-async function withoutScales (context: ReplayContext & { replayed: number }, boundary: ReplayedBoundary & { sent: Partial<Record<RequestPart, unknown>>, defaults: ReadonlyMap<string, { place: FollowedValue, arrived: number }> }, issues: ReplayIssue[]): Promise<ReplayIssue[]> {
+async function withoutScales (context: ReplayContext & { replayed: number }, boundary: Pick<ReplayedBoundary, 'twin' | 'trail'> & { sent: Partial<Record<RequestPart, unknown>>, defaults: ReadonlyMap<string, { place: FollowedValue, arrived: number }> }, issues: ReplayIssue[]): Promise<ReplayIssue[]> {
   const { twin: replay, trail: sentTrail } = boundary
   const data = copyJson(boundary.sent) as Partial<Record<RequestPart, unknown>>
   const probes: Array<{ issue: ReplayIssue, place: FollowedValue, arrived: number, third: number }> = []
