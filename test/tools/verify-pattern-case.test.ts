@@ -139,7 +139,9 @@ test('property: the examples of a pattern taking both cases change under either 
     const Form = Type.Object({ code: Type.String({ pattern: source }), codes: Type.Array(Type.String({ pattern: source })) })
     const made = (from: number) => generateExamples(Form, { resolveRef: () => undefined, count: 2, seed: from }).map((example) => example.value)
     const [first, other] = [made(seed), made(seed + 1)]
-    if (JSON.stringify(first.slice(0, BOUNDARIES.length)) !== JSON.stringify(other.slice(0, BOUNDARIES.length))) return false
+    // No free string, no `lines` example: one boundary example fewer.
+    const boundaries = BOUNDARIES.length - 1
+    if (JSON.stringify(first.slice(0, boundaries)) !== JSON.stringify(other.slice(0, boundaries))) return false
     const check = ajv.compile(Form)
     if (!first.every((value) => check(value))) return false
     // Some code changes under each fold (one of a single letter, `'0a'`, is sent as `'0a'` and `'0A'`).
