@@ -209,7 +209,7 @@ const LETTERS = [...'abcdefghijklmnopqrstuvwxyz']
  * in that case (`'dd-1'` → `'dD-1'`); without one, an upper-case letter at the last place taking a letter in both
  * cases and a lower-case one at the place before that (`'4.yv'` → `'A.yv'`, `'66'` → `'aA'`, `'6'` → `'A'`), or
  * with `upperFirst` false the other way round (`'6'` → `'a'`: across the boundaries, a text of one letter is sent in
- * both cases).
+ * both cases, in a header too: `padded` and `negative` put the upper case first).
  * `undefined` where it holds both cases already, or the pattern takes no letter in both cases (a pattern of one case:
  * the example is kept).
  * @example
@@ -245,7 +245,8 @@ function bothCases (text: string, takes: (text: string) => boolean, upperFirst: 
  * `''` where the pattern takes it; else the boundary's number written as text (a decimal amount `'19.99'`, a numeric
  * id); else, for `empty`, `example` with its characters left out one by one while the pattern still takes it (`'n|a'`
  * → `'|'`: the empty parts a converter splitting it meets); for another boundary, `example` in both cases where the
- * pattern takes them ({@link bothCases}: `'dd-1'` → `'dD-1'`, a converter folding its case meets it). `undefined`
+ * pattern takes them ({@link bothCases}: `'dd-1'` → `'dD-1'`, a converter folding its case meets it; upper case
+ * first at `padded` and `negative`). `undefined`
  * when it takes none (its example is then the pattern's string).
  * @example
  * ```ts
@@ -265,7 +266,8 @@ export function patternedText (node: JsonSchema, boundary: Boundary, example: un
   if (boundary === 'empty' && takes('')) return ''
   const numeric = NUMERIC_TEXTS[boundary].find(takes) ?? leadingZeroDigits(boundary, takes)
   if (numeric !== undefined || typeof example !== 'string' || !takes(example)) return numeric
-  if (boundary !== 'empty') return bothCases(example, takes, boundary === 'padded')
+  // Upper case first at `padded`, and at `negative` too: headers are not sent padded, and a text of one letter must meet both folds there.
+  if (boundary !== 'empty') return bothCases(example, takes, boundary === 'padded' || boundary === 'negative')
   let kept = [...example]
   for (let at = 0; at < kept.length;) {
     const shorter = [...kept.slice(0, at), ...kept.slice(at + 1)]
