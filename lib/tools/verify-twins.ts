@@ -70,6 +70,17 @@ function takes (context: ReplayContext, replay: Replay, at: { part: RequestPart,
   return ((at.part === 'body' ? undefined : context.compileText) ?? context.compile)(replay.formAt(at.part, at.level))(copyJson(data))
 }
 
+/**
+ * The values at `path` of every item of the list its one index names, in sorted order (a converter may reorder the
+ * list); the value at `path` alone where it names no item, or items of lists within lists.
+ */
+function column (data: unknown, path: readonly PathKey[]): unknown[] {
+  const indexes = path.flatMap((key, at) => typeof key === 'number' ? [at] : [])
+  const list = indexes.length === 1 ? valueAt(data, path.slice(0, indexes[0])) : undefined
+  if (!Array.isArray(list)) return [valueAt(data, path)]
+  return list.map((item) => JSON.stringify(valueAt(item, path.slice(indexes[0] + 1))) ?? '').sort()
+}
+
 /** A query string's or header's scalar as text: `20` and `'20'` are one value (Fastify coerces the text). */
 const asText = (value: unknown): string => typeof value === 'string' ? value : JSON.stringify(value) ?? ''
 
@@ -94,8 +105,10 @@ function oneIssues (context: ReplayContext, boundary: ReplayedBoundary, other: {
           if ((typeof arrived !== 'number' && (typeof arrived !== 'boolean' || place.kept !== 'twin')) || arrived !== twin) continue
           if (holdsIntegers(replay, context.resolveRef, { level, body, place })) continue
         } else {
-          // A body's `0` replayed as the number it arrived as is compared as it is, with no rounding to excuse it.
-          const one = part === 'body' ? arrived === twin : asText(arrived) === asText(twin)
+          // A body's `0` replayed as the number it arrived as is compared as it is, with no rounding to excuse it; in a
+          // list's item, by the values of every item (a list sorted or filtered moves them: decision 0157).
+          const listed = place.from.some((key) => typeof key === 'number')
+          const one = listed ? JSON.stringify(column(body, place.to)) === JSON.stringify(column(partAt(other.trail, level, part), place.to)) : part === 'body' ? arrived === twin : asText(arrived) === asText(twin)
           if ((typeof value !== 'number' && (typeof value !== 'boolean' || place.kept !== 'twin')) || arrived === undefined || !one) continue
           // A value the level cannot hold must become another: two may then become one.
           if (!takes(context, replay, { part, level }, withValue(body, place.to, value))) continue
@@ -147,8 +160,11 @@ async function defaultIssues (context: ReplayContext & { replayed: number }, bou
   for (const { part, numbers, expected } of boundary.parts) {
     for (const place of expected.followedTo(to)) {
       const arrived = Number(valueAt(partAt(boundary.trail, to, part), place.to))
-      // Not in a list's items, which a converter may reorder or filter (an item's place then holds another's value).
-      if (!place.sameType || place.from.some((key) => typeof key === 'number') || !numbers.has(JSON.stringify(place.from))) continue
+      // In a list's items (of one list), where no item's arrives as 0: a converter may reorder or filter them (an
+      // item's place then holds another's value), so what arrives is compared over all items (oneIssues).
+      const indexes = place.from.filter((key) => typeof key === 'number').length
+      if (!place.sameType || indexes > 1 || !numbers.has(JSON.stringify(place.from))) continue
+      if (indexes === 1 && column(partAt(boundary.trail, to, part), place.to).includes('0')) continue
       if (valueAt(expected.example, place.from) !== 0 || arrived === 0 || !Number.isFinite(arrived)) continue
       if (found.has(`${part}${pointerOfPath(place.from)}`)) continue
       const changed = withValue(data[part], place.from, arrived)

@@ -230,3 +230,55 @@ test('property: in a response\'s integer field, a 0 defaulted to any count is fo
     return defaulted.length === 1 && defaulted[0] === shown && scale.length === 0
   }), { numRuns: 10, seed: 169 })
 })
+
+/**
+ * `POST /orders` taking `Order` (a list of lines, each with `quantity`, named `qty` in the old version) and answering
+ * `{ id }`, `GET /orders` answering it: no round trip. The converters rename it in each line, `convert` giving the
+ * lines the other side gets.
+ */
+async function orderLines (t: Teardown, at: { type: TSchema }, convert: (lines: Array<Record<string, unknown>>, from: string, to: string) => unknown[]): Promise<string[]> {
+  const Line = Type.Object({ sku: Type.String(), quantity: at.type })
+  const Order = Type.Object({ id: Type.String(), lines: Type.Array(Line) }, { $id: 'Order' })
+  class QtyBecameQuantity extends VersionChange {
+    description = 'qty became quantity in every line.'
+    instructionsToMigrateToPreviousVersion = [schema(Line).field('quantity').had({ name: 'qty' })]
+
+    @ConvertRequestToNextVersionFor(Order)
+    up (request: RequestInfo) {
+      request.body.lines = convert(request.body.lines, 'qty', 'quantity')
+    }
+
+    @ConvertResponseToPreviousVersionFor(Order)
+    down (response: ResponseInfo) {
+      response.body.lines = convert(response.body.lines, 'quantity', 'qty')
+    }
+  }
+  const app = await appWith(t, QtyBecameQuantity, (api) => {
+    api.post('/orders', { schema: { body: Order, response: { 201: Type.Object({ id: Type.String() }) } } }, async () => ({ id: 'o1' }))
+    api.get('/orders', { schema: { response: { 200: Order } } }, async () => { throw new Error('not served in verify') })
+  })
+  return summary(await verify(app, { examples: 5 }))
+}
+
+/** Each line with its quantity renamed and passed through `value`. */
+const renamedIn = (value: (quantity: number) => number) => (lines: Array<Record<string, unknown>>, from: string, to: string): unknown[] =>
+  lines.map(({ [from]: quantity, ...line }) => ({ ...line, [to]: value(quantity as number) }))
+
+test('one way, a 0 in a list\'s items replaced by a default is found; a list sorted, filtered or converted item by item is not', async (t) => {
+  const Count = Type.Integer({ minimum: 0, maximum: 100 })
+  const request = 'POST /orders 2000-01-01 request lost body/lines/*/qty after QtyBecameQuantity (2001-01-01) by QtyBecameQuantity.up'
+  const response = 'GET /orders 2000-01-01 response lost response 200/lines/*/quantity after QtyBecameQuantity (2001-01-01) by QtyBecameQuantity.down'
+  t.same(await orderLines(t, { type: Count }, renamedIn((quantity) => quantity || 10)), [request, response], '|| 10')
+  t.same(await orderLines(t, { type: Type.Number() }, renamedIn((quantity) => quantity || 25)), [request, response], '|| 25, a number')
+  t.same(await orderLines(t, { type: Count }, renamedIn((quantity) => quantity || 1)), [request, response], '|| 1: its twin in a request, in a response\'s integer field too')
+  const correct: Array<[string, TSchema, (lines: Array<Record<string, unknown>>, from: string, to: string) => unknown[]]> = [
+    ['carried', Count, renamedIn((quantity) => quantity)],
+    ['sorted by quantity, the largest first', Count, (lines, from, to) => (renamedIn((quantity) => quantity)(lines, from, to) as Array<Record<string, number>>).sort((a, b) => b[to] - a[to])],
+    ['Celsius to Fahrenheit in each line', Type.Number(), renamedIn((quantity) => quantity * 1.8 + 32)],
+    ['an offset of one in each line', Type.Integer({ minimum: 0 }), renamedIn((quantity) => quantity + 1)]
+  ]
+  for (const [name, type, convert] of correct) t.same(await orderLines(t, { type }, convert), [], name)
+  // Lines of 0 left out: their skus are lost (a list filtered), not a 0 made another number.
+  const filtered = (lines: Array<Record<string, unknown>>, from: string, to: string): unknown[] => (renamedIn((quantity) => quantity)(lines, from, to) as Array<Record<string, number>>).filter((line) => line[to] > 0)
+  t.same(await orderLines(t, { type: Count }, filtered), [request.replace('/qty', '/sku'), response.replace('/quantity', '/sku')], 'filtered')
+})
