@@ -18,9 +18,12 @@
  *   bare too (./example-tokens.ts). Objects stay distinct (two entries with one key are one in a map);
  * - `padded`: strings with a space at each end and two between words (` zq000001  Łódź 🙂zq000001 `), e-mails with an
  *   upper-case local part (`ZQ000001@example.com`): a string trimmed, its spaces collapsed, its case folded;
- * - `blank`: strings of spaces only (`'   '`): a whitespace-only memo made `''`.
- * `padded` and `blank` hold the numbers and flags of `spaces`, without twins (./example-generation.ts), and lists
- * of one item; their strings are written by ./boundary-strings.ts, with every other boundary's free strings.
+ * - `blank`: strings of spaces only (`'   '`): a whitespace-only memo made `''`;
+ * - `lines`: strings of lines, a tab between words, letters decomposed (NFD) and a last line break
+ *   (`zq000001\tŁódź\n🙂zq000001\n`): a memo cut to its first line, its tabs or line breaks made spaces, normalized
+ *   to NFC; replayed only where some string takes it.
+ * `padded`, `blank` and `lines` hold the numbers and flags of `spaces`, without twins (./example-generation.ts), and
+ * lists of one item; their strings are written by ./boundary-strings.ts, with every other boundary's free strings.
  * A string with a `pattern` (no sentinel) that takes numbers written as text (an amount `'19.99'`, an id `'101'`) is
  * the boundary's number as text: `'19.99'`, `'0101'` (a leading zero; `'01111'` for digits of a fixed length, a zip
  * code `^[0-9]{5}$`), `'0.00'`, `'-4.35'`, past 2^53 for `large` (a converter parsing it meets what the numbers meet,
@@ -35,10 +38,10 @@ import { exampleOf, type JsonSchema } from '../values/examples'
 import { patternOf, type FormatPatterns } from '../values/string-examples'
 
 /** One boundary of the examples (see the module comment). */
-export type Boundary = 'spaces' | 'empty' | 'null' | 'negative' | 'large' | 'items' | 'padded' | 'blank'
+export type Boundary = 'spaces' | 'empty' | 'null' | 'negative' | 'large' | 'items' | 'padded' | 'blank' | 'lines'
 
 /** The boundaries, in the order their examples are replayed. */
-export const BOUNDARIES: readonly Boundary[] = ['spaces', 'empty', 'null', 'negative', 'large', 'items', 'padded', 'blank']
+export const BOUNDARIES: readonly Boundary[] = ['spaces', 'empty', 'null', 'negative', 'large', 'items', 'padded', 'blank', 'lines']
 
 /** The keys of the entries generated for a record (`additionalProperties` or `patternProperties`): its entries are alike. */
 export const RECORD_KEYS: readonly string[] = ['extraOne', 'extraTwo']
@@ -179,7 +182,8 @@ const NUMERIC_TEXTS: Readonly<Record<Boundary, readonly string[]>> = {
   negative: ['-4.35', '-101'],
   large: ['2199023255553.51', '9007199254740993'],
   padded: [],
-  blank: []
+  blank: [],
+  lines: []
 }
 
 /**
@@ -205,7 +209,7 @@ const LETTERS = [...'abcdefghijklmnopqrstuvwxyz']
  * in that case (`'dd-1'` → `'dD-1'`); without one, an upper-case letter at the last place taking a letter in both
  * cases and a lower-case one at the place before that (`'4.yv'` → `'A.yv'`, `'66'` → `'aA'`, `'6'` → `'A'`), or
  * with `upperFirst` false the other way round (`'6'` → `'a'`: across the boundaries, a text of one letter is sent in
- * both cases).
+ * both cases, in a header too: `padded` and `negative` put the upper case first).
  * `undefined` where it holds both cases already, or the pattern takes no letter in both cases (a pattern of one case:
  * the example is kept).
  * @example
@@ -241,7 +245,8 @@ function bothCases (text: string, takes: (text: string) => boolean, upperFirst: 
  * `''` where the pattern takes it; else the boundary's number written as text (a decimal amount `'19.99'`, a numeric
  * id); else, for `empty`, `example` with its characters left out one by one while the pattern still takes it (`'n|a'`
  * → `'|'`: the empty parts a converter splitting it meets); for another boundary, `example` in both cases where the
- * pattern takes them ({@link bothCases}: `'dd-1'` → `'dD-1'`, a converter folding its case meets it). `undefined`
+ * pattern takes them ({@link bothCases}: `'dd-1'` → `'dD-1'`, a converter folding its case meets it; upper case
+ * first at `padded` and `negative`). `undefined`
  * when it takes none (its example is then the pattern's string).
  * @example
  * ```ts
@@ -261,7 +266,8 @@ export function patternedText (node: JsonSchema, boundary: Boundary, example: un
   if (boundary === 'empty' && takes('')) return ''
   const numeric = NUMERIC_TEXTS[boundary].find(takes) ?? leadingZeroDigits(boundary, takes)
   if (numeric !== undefined || typeof example !== 'string' || !takes(example)) return numeric
-  if (boundary !== 'empty') return bothCases(example, takes, boundary === 'padded')
+  // Upper case first at `padded`, and at `negative` too: headers are not sent padded, and a text of one letter must meet both folds there.
+  if (boundary !== 'empty') return bothCases(example, takes, boundary === 'padded' || boundary === 'negative')
   let kept = [...example]
   for (let at = 0; at < kept.length;) {
     const shorter = [...kept.slice(0, at), ...kept.slice(at + 1)]

@@ -1,7 +1,7 @@
 /**
  * The examples `verify` replays: first one example per boundary where converters lose data (./boundary-values.ts:
  * strings with spaces and non-ASCII letters, empty ones, long ones, padded with spaces or of spaces only, e-mails in
- * upper case; numbers with a fraction, negative, zero, large; empty lists and records; `null` where allowed; every
+ * upper case, lines with tabs and decomposed letters (only where some string takes them); numbers with a fraction, negative, zero, large; empty lists and records; `null` where allowed; every
  * optional field present), then the random ones, generated from a version's JSON Schema with fast-check
  * (deterministic by seed), optional fields present and absent, union members and array lengths varied, then every
  * enum member sampling missed, then up to {@link MAX_LITERAL_EXAMPLES} examples of the strings the converters compare
@@ -56,7 +56,7 @@ export interface GenerationOptions {
 const MAX_DEPTH = 12
 
 /** The boundaries whose examples are about strings: their numbers and flags (those of `spaces`) get no twin, replayed once. */
-const TWINLESS: ReadonlySet<Boundary> = new Set(['padded', 'blank'])
+const TWINLESS: ReadonlySet<Boundary> = new Set(['padded', 'blank', 'lines'])
 
 /** Where an arbitrary is built: the schema and options, and the enum nodes met (for coverage). */
 interface Builder {
@@ -74,6 +74,8 @@ interface Builder {
   readonly literal?: { readonly value: string, placed: boolean }
   /** Inside an item of a list of objects made long at the `large` boundary: lists of objects here stay short. */
   readonly paged?: boolean
+  /** Inside a list's item: at `lines`, its strings hold no line break (an entry's key becomes a map's, which `^(.*)$` refuses). */
+  readonly listed?: boolean
 }
 
 function membersOf (node: JsonSchema): unknown[] | undefined {
@@ -233,7 +235,7 @@ function arbitraryOf (builder: Builder, schema: unknown, depth: number): Arbitra
   switch (typeOf(node)) {
     case 'string': return fc.constant(builder.literal !== undefined && placesLiteral(node, builder.literal, builder.options.formats)
       ? builder.literal.value
-      : { [kLeaf]: node, boundary: builder.boundary?.at })
+      : { [kLeaf]: node, boundary: builder.boundary?.at === 'lines' && builder.listed === true ? undefined : builder.boundary?.at })
     case 'integer': return numberArbitrary(builder, node, true)
     case 'number': return numberArbitrary(builder, node, false)
     case 'boolean': {
@@ -242,7 +244,7 @@ function arbitraryOf (builder: Builder, schema: unknown, depth: number): Arbitra
       return builder.boundary === undefined ? fc.boolean() : fc.constant({ [kNumber]: true, value: flag, twin: TWINLESS.has(builder.boundary.at) ? flag : !flag })
     }
     case 'null': return fc.constant(null)
-    case 'array': return arrayArbitrary(builder, node, depth)
+    case 'array': return arrayArbitrary(builder.boundary?.at === 'lines' ? { ...builder, listed: true } : builder, node, depth)
     case 'object': return objectArbitrary(builder, node, depth)
     default: return fc.constant({ [kLeaf]: {} })
   }
@@ -275,7 +277,11 @@ export function generateExamples (schema: unknown, options: GenerationOptions): 
     }
     return true
   }
-  for (const at of BOUNDARIES) sampleWith({ ...builder, boundary: { at, numbers: 0 } }, 1)
+  for (const at of BOUNDARIES) {
+    sampleWith({ ...builder, boundary: { at, numbers: 0 } }, 1)
+    // Lines only where some string takes them: an example of numbers alone would replay `padded` again.
+    if (at === 'lines' && !JSON.stringify(examples[examples.length - 1]?.value ?? null).includes('\\n')) examples.pop()
+  }
   sampleWith(builder, options.count)
   for (const node of [...builder.choices]) {
     for (const value of membersOf(node) ?? []) {

@@ -61,15 +61,30 @@ export function foldedText (text: string): string {
 }
 
 /**
- * True when `arrived` is `value` with spaces lost, not one of the parts a name split at a space gives (the part
- * before that space, or after it: `' Ada '` split at its last space gives `' Ada'`, `'   '` at its first gives `''`),
- * nor `value` joined with an empty part (`'' + ' ' + ''`): trimmed, or its runs of spaces collapsed. A blank string
- * made `''` is such a part too (one way it is not told from a split: a round trip tells it, decision 0278).
+ * True when `arrived` is `value` with its whitespace changed, not one of the parts a name split at a space (or other
+ * whitespace) gives (the part before it, or after it: `' Ada '` split at its last space gives `' Ada'`, `'   '` at its
+ * first gives `''`), nor `value` joined with an empty part (`'' + ' ' + ''`): trimmed, its runs of spaces collapsed,
+ * its tabs or line breaks made spaces (the same length). A blank string made `''` is such a part too (one way it is
+ * not told from a split: a round trip tells it, decision 0278).
  */
 function spacesLost (value: string, arrived: string): boolean {
-  if (arrived.length >= value.length) return false
-  const before = value.startsWith(arrived) && value[arrived.length] === ' '
-  return !before && !(value.endsWith(arrived) && value[value.length - arrived.length - 1] === ' ')
+  if (arrived.length >= value.length) return arrived.length === value.length
+  const before = value.startsWith(arrived) && /\s/.test(value[arrived.length])
+  return !before && !(value.endsWith(arrived) && /\s/.test(value[value.length - arrived.length - 1]))
+}
+
+/**
+ * `, its Unicode normalization changed` where `arrived` is the text `value` normalized otherwise (`'ó'` as `o` and
+ * its accent made one character by `.normalize('NFC')`): two strings that print alike in a finding; else `''`.
+ * @example
+ * ```ts
+ * normalizationChanged('Łódź'.normalize('NFD'), 'Łódź') // ', its Unicode normalization changed (NFD sent, NFC arrived)'
+ * ```
+ */
+export function normalizationChanged (value: unknown, arrived: unknown): string {
+  if (typeof value !== 'string' || typeof arrived !== 'string' || value === arrived || value.normalize('NFC') !== arrived.normalize('NFC')) return ''
+  const form = (text: string): string => text === text.normalize('NFC') ? 'NFC' : text === text.normalize('NFD') ? 'NFD' : 'mixed'
+  return `, its Unicode normalization changed (${form(value)} sent, ${form(arrived)} arrived)`
 }
 
 /** A scalar as it is compared: a query string's or header's text and the number it stands for are one. */
@@ -89,10 +104,13 @@ const asText = (value: unknown): string => typeof value === 'string' ? value : J
 export function keptChange (kept: Kept, value: unknown, arrived: unknown, show: (value: unknown) => string): string | undefined {
   if (value === null || arrived === null || arrived === undefined || kept === 'twin') return undefined
   if (kept === 'case') {
-    if (typeof value !== 'string' || typeof arrived !== 'string' || value === arrived || foldedText(value) !== foldedText(arrived)) return undefined
+    if (typeof value !== 'string' || typeof arrived !== 'string' || value === arrived) return undefined
+    if (normalizationChanged(value, arrived) !== '') return `arrives as ${show(arrived)}${normalizationChanged(value, arrived)}`
+    if (foldedText(value) !== foldedText(arrived)) return undefined
     const spaces = value.toLowerCase() !== arrived.toLowerCase()
     if (spaces && !spacesLost(value.toLowerCase(), arrived.toLowerCase())) return undefined
-    const changed = spaces && value.replace(/\s+/g, ' ').trim() !== arrived.replace(/\s+/g, ' ').trim() ? 'case and spaces' : spaces ? 'spaces' : 'case'
+    const kind = /[^\S ]/.test(value + arrived) ? 'whitespace' : 'spaces'
+    const changed = spaces && value.replace(/\s+/g, ' ').trim() !== arrived.replace(/\s+/g, ' ').trim() ? `case and ${kind}` : spaces ? kind : 'case'
     return `arrives as ${show(arrived)}, its ${changed} changed`
   }
   if (kept === 'text') return typeof value !== 'string' || asText(value) === asText(arrived) ? undefined : `arrives as ${show(arrived)}`

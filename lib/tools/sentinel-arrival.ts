@@ -5,7 +5,8 @@
  * @module
  */
 import { asNode, declaredChildren, readingNode, type PathKey, type RefResolver } from './data-flow'
-import { foldedText } from './renamed-values'
+import { foldedText, normalizationChanged } from './renamed-values'
+import { shown } from './value-comparison'
 
 /**
  * The strings a body delivers under the fields `schema` declares ({@link foldedText}): what a handler typed by the schema
@@ -45,6 +46,21 @@ export function arrives (sentinel: string, delivered: readonly string[], byWords
   if (!byWords || !wanted.includes(' ')) return false
   const words = new Set(delivered.flatMap((text) => text.split(' ')))
   return wanted.split(' ').every((word) => words.has(word))
+}
+
+/**
+ * What became of a sentinel that does not arrive ({@link arrives}), `arrived` being what its place holds: `arrives as`
+ * that value (saying where only its Unicode normalization changed), else `arrives in another Unicode normalization`
+ * where a delivered string holds it normalized otherwise (`.normalize('NFC')`), else `is found nowhere`.
+ * @example
+ * ```ts
+ * notArriving('zq01 Łódź', ['zq01 łódź'], undefined) // 'is found nowhere'
+ * ```
+ */
+export function notArriving (sentinel: string, delivered: readonly string[], arrived: unknown): string {
+  if (arrived !== undefined) return `arrives as ${shown(arrived)}${normalizationChanged(sentinel, arrived)}`
+  const wanted = foldedText(sentinel.normalize('NFC'))
+  return wanted !== foldedText(sentinel) && delivered.some((text) => text.normalize('NFC').includes(wanted)) ? 'arrives in another Unicode normalization' : 'is found nowhere'
 }
 
 /**

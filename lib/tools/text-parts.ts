@@ -3,8 +3,8 @@
  * Fastify's query string parser gives a repeated parameter as a list and a lone one as a string (which validation
  * with `coerceTypes: 'array'` makes a one-item list), a parser such as `qs` gives nested objects and lists the same
  * way, and a header is one string. None gives an empty list: `?tags=` is `['']`, no `tags` is none; and HTTP strips
- * the spaces at the ends of a header's value (`' memo '` arrives `'memo'`). An example holding such a list, or a
- * header such a string, is a request no client can send.
+ * the spaces at the ends of a header's value (`' memo '` arrives `'memo'`) and refuses a line break in it. An example
+ * holding such a list, or a header such a string, is a request no client can send.
  * @module
  */
 import type { RequestPart } from '../routes/version-plan'
@@ -16,16 +16,16 @@ function holdsEmptyList (value: unknown): boolean {
   return typeof value === 'object' && value !== null && Object.values(value).some(holdsEmptyList)
 }
 
-/** True when `value` holds a string with a space (or other whitespace) at either end, at any depth. */
+/** True when `value` holds a string with a space (or other whitespace) at either end, or a line break, at any depth. */
 function holdsPaddedString (value: unknown): boolean {
-  if (typeof value === 'string') return value !== value.trim()
+  if (typeof value === 'string') return value !== value.trim() || /[\r\n]/.test(value)
   return typeof value === 'object' && value !== null && Object.values(value).some(holdsPaddedString)
 }
 
 /**
  * The examples of a request part that a client can send: for the query string and headers, those holding no empty
- * list, and for headers no string with spaces at its ends (all of them where every one does: a schema that only
- * takes an empty list); for another part, all of them.
+ * list, and for headers no string with spaces at its ends or a line break (all of them where every one does: a schema
+ * that only takes an empty list); for another part, all of them.
  * @example
  * ```ts
  * const examples = sendable('querystring', generateExamples(form, env)) // no `{ tags: [] }`

@@ -10,7 +10,7 @@
 import { pointerOfPath, valueAt, type FollowedValue, type PathKey } from './data-flow'
 import type { MovedValue } from './moved-values'
 import { shownValue } from './document-places'
-import { keptChange, type Kept } from './renamed-values'
+import { keptChange, normalizationChanged, type Kept } from './renamed-values'
 import { patternOf } from '../values/string-examples'
 
 /**
@@ -195,7 +195,7 @@ export function changedValue (followed: readonly FollowedValue[], sent: unknown,
     if (back === undefined) return { at, value, became: 'is dropped', ...movedFix(at) }
     const container = typeof value === 'object' && value !== null && typeof back === 'object' && back !== null && Array.isArray(value) === Array.isArray(back)
     if (container && at.sameType) continue
-    if (!sameValue(value, back)) return { at, value, became: `comes back as ${shown(back)}` }
+    if (!sameValue(value, back)) return { at, value, became: `comes back as ${shown(back)}${normalizationChanged(value, back)}` }
   }
   return undefined
 }

@@ -17,7 +17,7 @@ import { convertersByChange, type ConverterRun } from './converter-tracking'
 import { watchedSteps } from './converted-twice'
 import { plainCopy } from './plain-copy'
 import { pointerOfPath, valueAt, type RefResolver } from './data-flow'
-import { artefactBeside, arrives, deliveredStrings, madeUpArtefacts, spoiltStrings } from './sentinel-arrival'
+import { artefactBeside, arrives, deliveredStrings, madeUpArtefacts, notArriving, spoiltStrings } from './sentinel-arrival'
 import type { Check } from '../core/strict-validator'
 import { invalidData } from './invalid-data'
 import { changedRenamed, droppedValues, shown } from './value-comparison'
@@ -221,7 +221,7 @@ class LevelChecks {
       }
       const place = followed.find((value) => valueAt(expected.example, value.from) === sentinel)
       const arrived = place === undefined ? undefined : valueAt(data, place.to)
-      note(sentinel, { pointer, message: `${shown(sentinel)} ${arrived === undefined ? 'is found nowhere' : `arrives as ${shown(arrived)}`}`, value: sentinel })
+      note(sentinel, { pointer, message: `${shown(sentinel)} ${notArriving(sentinel, delivered, arrived)}`, value: sentinel })
     }
     return renamed()
   }

@@ -12,13 +12,15 @@
  * there, a `0` must become something else). There a `0` arriving as another number `n` is replayed once more with `n`
  * sent: arriving as `n` again, the `0` was replaced by a default (`query.limit || 20`). So is a `0` of a request's
  * body, and of a response's body arriving at the version as another number, there compared as it is, an integer
- * field's included (`body.quantity || 10`, a response's `quantity || 1`: decision 0157).
+ * field's included (`body.quantity || 10`, a response's `quantity || 1`: decision 0157), but where a coarser scale of
+ * whole numbers explains it (a page from an offset: decision 0169).
  * @module
  */
 import { copyJson } from '../serve/step-runner'
 import { setOwn } from '../core/own-properties'
 import type { RequestPart } from '../routes/version-plan'
 import { pointerOfPath, schemaAt, valueAt, type FollowedValue, type PathKey, type RefResolver } from './data-flow'
+import type { JsonSchema } from '../values/examples'
 import { shown } from './value-comparison'
 import type { Expected } from './list-items'
 import { replayExample, type Replay, type ReplayContext, type ReplayIssue, type Trail } from './verify-replay'
@@ -68,6 +70,17 @@ function takes (context: ReplayContext, replay: Replay, at: { part: RequestPart,
   return ((at.part === 'body' ? undefined : context.compileText) ?? context.compile)(replay.formAt(at.part, at.level))(copyJson(data))
 }
 
+/**
+ * The values at `path` of every item of the list its one index names, in sorted order (a converter may reorder the
+ * list); the value at `path` alone where it names no item, or items of lists within lists.
+ */
+function column (data: unknown, path: readonly PathKey[]): unknown[] {
+  const indexes = path.flatMap((key, at) => typeof key === 'number' ? [at] : [])
+  const list = indexes.length === 1 ? valueAt(data, path.slice(0, indexes[0])) : undefined
+  if (!Array.isArray(list)) return [valueAt(data, path)]
+  return list.map((item) => JSON.stringify(valueAt(item, path.slice(indexes[0] + 1))) ?? '').sort()
+}
+
 /** A query string's or header's scalar as text: `20` and `'20'` are one value (Fastify coerces the text). */
 const asText = (value: unknown): string => typeof value === 'string' ? value : JSON.stringify(value) ?? ''
 
@@ -92,8 +105,10 @@ function oneIssues (context: ReplayContext, boundary: ReplayedBoundary, other: {
           if ((typeof arrived !== 'number' && (typeof arrived !== 'boolean' || place.kept !== 'twin')) || arrived !== twin) continue
           if (holdsIntegers(replay, context.resolveRef, { level, body, place })) continue
         } else {
-          // A body's `0` replayed as the number it arrived as is compared as it is, with no rounding to excuse it.
-          const one = part === 'body' ? arrived === twin : asText(arrived) === asText(twin)
+          // A body's `0` replayed as the number it arrived as is compared as it is, with no rounding to excuse it; in a
+          // list's item, by the values of every item (a list sorted or filtered moves them: decision 0157).
+          const listed = place.from.some((key) => typeof key === 'number')
+          const one = listed ? JSON.stringify(column(body, place.to)) === JSON.stringify(column(partAt(other.trail, level, part), place.to)) : part === 'body' ? arrived === twin : asText(arrived) === asText(twin)
           if ((typeof value !== 'number' && (typeof value !== 'boolean' || place.kept !== 'twin')) || arrived === undefined || !one) continue
           // A value the level cannot hold must become another: two may then become one.
           if (!takes(context, replay, { part, level }, withValue(body, place.to, value))) continue
@@ -140,18 +155,23 @@ export async function twinIssues (context: ReplayContext & { replayed: number },
 async function defaultIssues (context: ReplayContext & { replayed: number }, boundary: ReplayedBoundary & { sent: () => Partial<Record<RequestPart, unknown>> }, found: ReadonlySet<string>): Promise<ReplayIssue[]> {
   const data = boundary.sent()
   const places = new Map<TwinPart['part'], Set<string>>()
+  const defaults = new Map<string, { place: FollowedValue, arrived: number }>()
   const [from, to] = boundary.twin.status === undefined ? [boundary.twin.level, 0] : [0, boundary.twin.level]
   for (const { part, numbers, expected } of boundary.parts) {
     for (const place of expected.followedTo(to)) {
       const arrived = Number(valueAt(partAt(boundary.trail, to, part), place.to))
-      // Not in a list's items, which a converter may reorder or filter (an item's place then holds another's value).
-      if (!place.sameType || place.from.some((key) => typeof key === 'number') || !numbers.has(JSON.stringify(place.from))) continue
+      // In a list's items (of one list), where no item's arrives as 0: a converter may reorder or filter them (an
+      // item's place then holds another's value), so what arrives is compared over all items (oneIssues).
+      const indexes = place.from.filter((key) => typeof key === 'number').length
+      if (!place.sameType || indexes > 1 || !numbers.has(JSON.stringify(place.from))) continue
+      if (indexes === 1 && column(partAt(boundary.trail, to, part), place.to).includes('0')) continue
       if (valueAt(expected.example, place.from) !== 0 || arrived === 0 || !Number.isFinite(arrived)) continue
       if (found.has(`${part}${pointerOfPath(place.from)}`)) continue
       const changed = withValue(data[part], place.from, arrived)
       if (changed === data[part] || !takes(context, boundary.twin, { part, level: from }, changed)) continue
       data[part] = changed
       places.set(part, (places.get(part) ?? new Set()).add(JSON.stringify(place.from)))
+      defaults.set(`${part}${pointerOfPath(place.from)}`, { place, arrived })
     }
   }
   if (places.size === 0) return []
@@ -159,5 +179,59 @@ async function defaultIssues (context: ReplayContext & { replayed: number }, bou
   context.replayed++
   const result = await replayExample(context, { ...boundary.twin, data: copyJson(data) as Partial<Record<RequestPart, unknown>>, required: new Map(), trail })
   if (result === undefined || !('body' in result)) return []
-  return oneIssues(context, boundary, { trail, sent: data, places: ({ part }) => places.get(part) ?? new Set() })
+  const issues = oneIssues(context, boundary, { trail, sent: data, places: ({ part }) => places.get(part) ?? new Set() })
+  return await withoutScales(context, { twin: boundary.twin, trail: boundary.trail, sent: data, defaults }, issues)
+}
+
+/** The integer bounds a schema sets on a number (`minimum`, `maximum`, exclusive ones included): the widest where it sets none. */
+function bounds (schema: JsonSchema | undefined): [number, number] {
+  const keyword = (name: string): number | undefined => typeof schema?.[name] === 'number' ? schema[name] as number : undefined
+  const low = Math.max(Math.ceil(keyword('minimum') ?? -Infinity), Math.floor(keyword('exclusiveMinimum') ?? -Infinity) + 1)
+  const high = Math.min(Math.floor(keyword('maximum') ?? Infinity), Math.ceil(keyword('exclusiveMaximum') ?? Infinity) - 1)
+  return [low, high]
+}
+
+/**
+ * A third value to send where a `0` and `n` arrive as `n`: far from `n` on the side away from `0` (a thousand times
+ * `n` further, within the sending side's bounds), else one nearer `0` than `n`; `undefined` when there is none.
+ */
+function thirdValue (schema: JsonSchema | undefined, n: number): number | undefined {
+  const [low, high] = bounds(schema)
+  const far = Math.min(Math.max(n + 1000 * n, low), high)
+  if (far !== n && Math.sign(far - n) === Math.sign(n)) return far
+  const near = n - Math.sign(n)
+  return near !== 0 && Number.isInteger(n) ? near : undefined
+}
+
+/**
+ * The issues of `0`s replaced by a default (`issues`), but those at a response field holding whole numbers that a
+ * coarser scale explains (decision 0169): a page from an offset, stars from a score, `Math.round(0.4 * x + 1)`. There
+ * `0` and `n` arrive as one by rounding, as a twin may; a default is told from a scale by a third value `m` sent in
+ * their place (one replay for all of them): a scale's slope, under `1 / n` where `0` and `n` round alike, moves `m`
+ * less than `|m - n| / |n|` from `n`, and `|| n` moves it by `|m - n|`.
+ */
+async function withoutScales (context: ReplayContext & { replayed: number }, boundary: Pick<ReplayedBoundary, 'twin' | 'trail'> & { sent: Partial<Record<RequestPart, unknown>>, defaults: ReadonlyMap<string, { place: FollowedValue, arrived: number }> }, issues: ReplayIssue[]): Promise<ReplayIssue[]> {
+  const { twin: replay, trail: sentTrail } = boundary
+  const data = copyJson(boundary.sent) as Partial<Record<RequestPart, unknown>>
+  const probes: Array<{ issue: ReplayIssue, place: FollowedValue, arrived: number, third: number }> = []
+  for (const issue of replay.status === undefined ? [] : issues) {
+    const found = boundary.defaults.get(`${issue.part}${issue.pointer}`)
+    const body = partAt(sentTrail, replay.level, 'body')
+    if (found === undefined || issue.part !== 'body' || !holdsIntegers(replay, context.resolveRef, { level: replay.level, body, place: found.place })) continue
+    const third = thirdValue(schemaAt(replay.formAt('body', 0), data.body, found.place.from, context.resolveRef), found.arrived)
+    const changed = third === undefined ? data.body : withValue(data.body, found.place.from, third)
+    if (third === undefined || changed === data.body || !takes(context, replay, { part: 'body', level: 0 }, changed)) continue
+    data.body = changed
+    probes.push({ issue, ...found, third })
+  }
+  if (probes.length === 0) return issues
+  const trail: Trail = new Map()
+  context.replayed++
+  const result = await replayExample(context, { ...replay, data, required: new Map(), trail })
+  if (result === undefined || !('body' in result)) return issues
+  const scaled = new Set(probes.filter(({ place, arrived, third }) => {
+    const got = valueAt(trail.get(replay.level)?.body, place.to)
+    return typeof got === 'number' && Math.abs(got - arrived) * Math.abs(arrived) < Math.abs(third - arrived)
+  }).map(({ issue }) => issue))
+  return issues.filter((issue) => !scaled.has(issue))
 }

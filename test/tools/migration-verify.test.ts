@@ -284,8 +284,10 @@ test('the same seed replays the same examples; another seed other ones', async (
   t.equal(JSON.stringify(again), JSON.stringify(first), 'same seed, same findings, byte for byte')
   // The boundary examples come first, and show the mistake whatever the seed: the random ones after them follow it.
   const generated = (seed: number) => generateExamples(Type.Array(Profile), { resolveRef: () => undefined, count: 30, seed }).map((example) => example.value)
-  t.same(generated(5).slice(0, BOUNDARIES.length), generated(6).slice(0, BOUNDARIES.length), 'the boundary examples (of a schema without enums or unions to pick among) are the same')
-  t.notSame(generated(5).slice(BOUNDARIES.length), generated(6).slice(BOUNDARIES.length), 'another seed, other random examples')
+  // A list's items are not sent lines: no `lines` example, one boundary example fewer.
+  const boundaries = BOUNDARIES.length - 1
+  t.same(generated(5).slice(0, boundaries), generated(6).slice(0, boundaries), 'the boundary examples (of a schema without enums or unions to pick among) are the same')
+  t.notSame(generated(5).slice(boundaries), generated(6).slice(boundaries), 'another seed, other random examples')
   t.same(other.map((finding) => finding.pointer), first.map((finding) => finding.pointer), 'another seed finds the same mistake')
 })
 

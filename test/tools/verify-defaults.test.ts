@@ -117,7 +117,9 @@ test('one way, a body\'s 0 replaced by a default other than 1 is found in a requ
     ['|| 10, an integer', { type: Count }, (value: number) => value || 10, [request, response]],
     ['|| 25, a negative number too', { type: Type.Integer({ minimum: -5, maximum: 50 }) }, (value: number) => value || 25, [request, response]],
     ['|| 1, an integer', { type: Count }, (value: number) => value || 1, [request, response]],
-    ['Math.max(value, 3)', { type: Count }, (value: number) => Math.max(value, 3), [request, response]]
+    ['Math.max(value, 3)', { type: Count }, (value: number) => Math.max(value, 3), [request, response]],
+    // Sent up to a coarser unit, two whole numbers become one (100 and 101 °F are 38 °C): the client reads back another.
+    ['whole degrees Fahrenheit to whole degrees Celsius', { type: Type.Integer() }, (value: number) => Math.round((value - 32) * 5 / 9), [request]]
   ]
   for (const [name, at, convert, found] of lossy) t.same(await renamedQuantity(t, at, convert), found, name)
 })
@@ -170,4 +172,113 @@ test('property: a body\'s 0 defaulted to any other count is found both ways; a l
     const linear = await renamedQuantity(t, { type: Type.Integer() }, (value: number) => Math.round(value * (scale + 0.5) + offset))
     return defaulted.length === 2 && defaulted[0] === request && defaulted[1] === response && linear.length === 0
   }), { numRuns: 10, seed: 157 })
+})
+
+/**
+ * `GET /reviews` answering `score` (of schema `head`) that the old version showed as `stars` (of schema `old`, whole
+ * numbers; the same schema as `head` gives no type), its response converter writing `down` of it.
+ */
+async function shownAsStars (t: Teardown, at: { head: TSchema, old: TSchema }, down: (score: number) => unknown): Promise<string[]> {
+  const Review = Type.Object({ id: Type.String(), score: at.head }, { $id: 'Review' })
+  class StarsBecameScore extends VersionChange {
+    description = 'stars became score.'
+    instructionsToMigrateToPreviousVersion = [schema(Review).field('score').had({ name: 'stars', ...(JSON.stringify(at.old) === JSON.stringify(at.head) ? {} : { type: at.old }) })]
+
+    @ConvertResponseToPreviousVersionFor(Review)
+    down (response: ResponseInfo) {
+      response.body.stars = down(response.body.score)
+      delete response.body.score
+    }
+  }
+  const app = await appWith(t, StarsBecameScore, (api) => {
+    api.get('/reviews', { schema: { response: { 200: Review } } }, async () => { throw new Error('not served in verify') })
+  })
+  return summary(await verify(app, { examples: 5 }))
+}
+
+const shown = 'GET /reviews 2000-01-01 response lost response 200/score after StarsBecameScore (2001-01-01) by StarsBecameScore.down'
+
+test('a response\'s 0 shown on a coarser scale of whole numbers starting above 0 is no finding; a default in such a field still is', async (t) => {
+  const Score = Type.Integer({ minimum: 0, maximum: 10 })
+  const Offset = Type.Integer({ minimum: 0 })
+  const scaled: Array<[string, { head: TSchema, old: TSchema }, (score: number) => number]> = [
+    ['stars 1 to 5 from a score 0 to 10', { head: Score, old: Type.Integer() }, (score) => Math.round(score * 0.4) + 1],
+    ['Math.round(0.4 * x + 1), the scale of decision 0157', { head: Type.Integer(), old: Type.Integer() }, (score) => Math.round(0.4 * score + 1)],
+    ['a decile from a percentage', { head: Type.Integer({ minimum: 0, maximum: 100 }), old: Type.Integer({ maximum: 10 }) }, (score) => Math.min(10, Math.floor(score / 10) + 1)],
+    ['a page from an offset', { head: Offset, old: Type.Integer() }, (score) => Math.floor(score / 20) + 1],
+    ['days from hours, at least one', { head: Offset, old: Type.Integer() }, (score) => Math.max(1, Math.ceil(score / 24))],
+    ['a priority 1 to 3 from 0 to 100', { head: Type.Integer({ minimum: 0, maximum: 100 }), old: Type.Integer() }, (score) => Math.min(3, Math.floor(score / 34) + 1)],
+    ['a rating from a number, toFixed', { head: Type.Number({ minimum: 0, maximum: 1 }), old: Type.Integer() }, (score) => Number((score * 4 + 1).toFixed(0))]
+  ]
+  for (const [name, at, down] of scaled) t.same(await shownAsStars(t, at, down), [], name)
+  const defaulted: Array<[string, { head: TSchema, old: TSchema }, (score: number) => number]> = [
+    ['|| 1', { head: Score, old: Type.Integer() }, (score) => score || 1],
+    ['|| 1 with no bounds', { head: Type.Integer(), old: Type.Integer() }, (score) => score || 1],
+    ['|| 5, at the top of the range', { head: Type.Integer({ minimum: 0, maximum: 5 }), old: Type.Integer() }, (score) => score || 5],
+    ['|| -1', { head: Type.Integer({ minimum: -10, maximum: 10 }), old: Type.Integer() }, (score) => score || -1],
+    ['Math.max(score, 1)', { head: Offset, old: Type.Integer() }, (score) => Math.max(score, 1)],
+    ['|| 1, then doubled', { head: Offset, old: Type.Integer() }, (score) => (score || 1) * 2 - 1]
+  ]
+  for (const [name, at, down] of defaulted) t.same(await shownAsStars(t, at, down), [shown], name)
+})
+
+test('property: in a response\'s integer field, a 0 defaulted to any count is found; a scale of whole numbers from 1 or more is not', async (t) => {
+  const Count = Type.Integer({ minimum: 0 })
+  await fc.assert(fc.asyncProperty(fc.integer({ min: 1, max: 100 }), fc.integer({ min: 2, max: 50 }), fc.integer({ min: 1, max: 5 }), async (fallback, size, first) => {
+    const defaulted = await shownAsStars(t, { head: Count, old: Type.Integer() }, (score) => score || fallback)
+    const scale = await shownAsStars(t, { head: Count, old: Type.Integer() }, (score) => Math.floor(score / size) + first)
+    return defaulted.length === 1 && defaulted[0] === shown && scale.length === 0
+  }), { numRuns: 10, seed: 169 })
+})
+
+/**
+ * `POST /orders` taking `Order` (a list of lines, each with `quantity`, named `qty` in the old version) and answering
+ * `{ id }`, `GET /orders` answering it: no round trip. The converters rename it in each line, `convert` giving the
+ * lines the other side gets.
+ */
+async function orderLines (t: Teardown, at: { type: TSchema }, convert: (lines: Array<Record<string, unknown>>, from: string, to: string) => unknown[]): Promise<string[]> {
+  const Line = Type.Object({ sku: Type.String(), quantity: at.type })
+  const Order = Type.Object({ id: Type.String(), lines: Type.Array(Line) }, { $id: 'Order' })
+  class QtyBecameQuantity extends VersionChange {
+    description = 'qty became quantity in every line.'
+    instructionsToMigrateToPreviousVersion = [schema(Line).field('quantity').had({ name: 'qty' })]
+
+    @ConvertRequestToNextVersionFor(Order)
+    up (request: RequestInfo) {
+      request.body.lines = convert(request.body.lines, 'qty', 'quantity')
+    }
+
+    @ConvertResponseToPreviousVersionFor(Order)
+    down (response: ResponseInfo) {
+      response.body.lines = convert(response.body.lines, 'quantity', 'qty')
+    }
+  }
+  const app = await appWith(t, QtyBecameQuantity, (api) => {
+    api.post('/orders', { schema: { body: Order, response: { 201: Type.Object({ id: Type.String() }) } } }, async () => ({ id: 'o1' }))
+    api.get('/orders', { schema: { response: { 200: Order } } }, async () => { throw new Error('not served in verify') })
+  })
+  return summary(await verify(app, { examples: 5 }))
+}
+
+/** Each line with its quantity renamed and passed through `value`. */
+const renamedIn = (value: (quantity: number) => number) => (lines: Array<Record<string, unknown>>, from: string, to: string): unknown[] =>
+  lines.map(({ [from]: quantity, ...line }) => ({ ...line, [to]: value(quantity as number) }))
+
+test('one way, a 0 in a list\'s items replaced by a default is found; a list sorted, filtered or converted item by item is not', async (t) => {
+  const Count = Type.Integer({ minimum: 0, maximum: 100 })
+  const request = 'POST /orders 2000-01-01 request lost body/lines/*/qty after QtyBecameQuantity (2001-01-01) by QtyBecameQuantity.up'
+  const response = 'GET /orders 2000-01-01 response lost response 200/lines/*/quantity after QtyBecameQuantity (2001-01-01) by QtyBecameQuantity.down'
+  t.same(await orderLines(t, { type: Count }, renamedIn((quantity) => quantity || 10)), [request, response], '|| 10')
+  t.same(await orderLines(t, { type: Type.Number() }, renamedIn((quantity) => quantity || 25)), [request, response], '|| 25, a number')
+  t.same(await orderLines(t, { type: Count }, renamedIn((quantity) => quantity || 1)), [request, response], '|| 1: its twin in a request, in a response\'s integer field too')
+  const correct: Array<[string, TSchema, (lines: Array<Record<string, unknown>>, from: string, to: string) => unknown[]]> = [
+    ['carried', Count, renamedIn((quantity) => quantity)],
+    ['sorted by quantity, the largest first', Count, (lines, from, to) => (renamedIn((quantity) => quantity)(lines, from, to) as Array<Record<string, number>>).sort((a, b) => b[to] - a[to])],
+    ['Celsius to Fahrenheit in each line', Type.Number(), renamedIn((quantity) => quantity * 1.8 + 32)],
+    ['an offset of one in each line', Type.Integer({ minimum: 0 }), renamedIn((quantity) => quantity + 1)]
+  ]
+  for (const [name, type, convert] of correct) t.same(await orderLines(t, { type }, convert), [], name)
+  // Lines of 0 left out: their skus are lost (a list filtered), not a 0 made another number.
+  const filtered = (lines: Array<Record<string, unknown>>, from: string, to: string): unknown[] => (renamedIn((quantity) => quantity)(lines, from, to) as Array<Record<string, number>>).filter((line) => line[to] > 0)
+  t.same(await orderLines(t, { type: Count }, filtered), [request.replace('/qty', '/sku'), response.replace('/quantity', '/sku')], 'filtered')
 })

@@ -1,0 +1,160 @@
+// `verify` on converters that change a free string's tabs, line breaks or Unicode normalization (issue 31, decision
+// 0170): `memo.split('\n')[0]`, line breaks and tabs made spaces, `.normalize('NFC')`, a last line break trimmed.
+// Each is found on a round trip, all but the last one way on a renamed field, and the first line one way anywhere;
+// converters that carry the string whole, or split a name at a space or a tab and join it again, stay clean.
+import { test } from 'tap'
+import type { FastifyInstance } from 'fastify'
+import { Type, type TSchema } from '@sinclair/typebox'
+import {
+  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, schema, VersionChange, type RequestInfo, type ResponseInfo
+} from '../../plugin'
+import { verify, type VerifyFindings } from '../../tools'
+import type { Teardown } from '../helpers/apps'
+import { appWith, renamedField, summary } from '../helpers/verify-apps'
+import { sentinelFor } from '../../lib/tools/boundary-strings'
+import { BOUNDARIES } from '../../lib/tools/boundary-values'
+import { generateExamples } from '../../lib/tools/example-generation'
+import Ajv from 'ajv'
+
+type Convert = (value: any) => unknown
+
+/** The converters of this suite: damaging ones, and ones that carry the value whole. */
+const firstLine: Convert = (value: string) => value.split('\n')[0]
+const linesJoined: Convert = (value: string) => value.replace(/\r?\n/g, ' ')
+const tabsMadeSpaces: Convert = (value: string) => value.replace(/\t/g, ' ')
+const whitespaceMadeSpaces: Convert = (value: string) => value.replace(/\s/g, ' ')
+const nfc: Convert = (value: string) => value.normalize('NFC')
+const lastBreakTrimmed: Convert = (value: string) => value.replace(/\n$/, '')
+const carried: Convert = (value) => value
+
+/** Found one way on a renamed field. */
+const lossy: Array<[string, Convert]> = [
+  ['memo.split("\\n")[0]', firstLine],
+  ['line breaks made spaces', linesJoined],
+  ['tabs made spaces', tabsMadeSpaces],
+  ['each whitespace character made a space', whitespaceMadeSpaces],
+  ['normalize("NFC")', nfc]
+]
+
+/** `POST /things` taking `Thing` and answering `{ id }`, `GET /things` answering `Thing`: one way only, no round trip. */
+function oneWay (Thing: TSchema) {
+  return (api: FastifyInstance): void => {
+    api.post('/things', { schema: { body: Thing, response: { 201: Type.Object({ id: Type.String() }) } } }, async () => ({ id: 't1' }))
+    api.get('/things', { schema: { response: { 200: Thing } } }, async () => { throw new Error('not served in verify') })
+  }
+}
+
+/** `POST /things` taking `Thing` and answering it: a round trip. */
+function roundTrip (Thing: TSchema) {
+  return (api: FastifyInstance): void => {
+    api.post('/things', { schema: { body: Thing, response: { 200: Thing } } }, async (request) => request.body)
+  }
+}
+
+/** A field renamed from `old` to `renamed` (its type unchanged), its value converted by `convert` both ways. */
+async function renamed (t: Teardown, type: TSchema, convert: Convert, routes = oneWay): Promise<string[]> {
+  const { Thing, change } = renamedField(type, convert)
+  return summary(await verify(await appWith(t, change, routes(Thing)), { examples: 1 }))
+}
+
+/** A field `value` not renamed that the request converter of a change renaming another field (`ref` to `reference`) converts. */
+async function convertedFindings (t: Teardown, type: TSchema, convert: Convert, routes = roundTrip): Promise<VerifyFindings> {
+  const Thing = Type.Object({ reference: Type.String(), value: type }, { $id: 'Thing' })
+  class RefBecameReference extends VersionChange {
+    description = 'ref became reference.'
+    instructionsToMigrateToPreviousVersion = [schema(Thing).field('reference').had({ name: 'ref' })]
+
+    @ConvertRequestToNextVersionFor(Thing)
+    up (request: RequestInfo) {
+      request.body.reference = request.body.ref
+      request.body.value = convert(request.body.value)
+      delete request.body.ref
+    }
+
+    @ConvertResponseToPreviousVersionFor(Thing)
+    down (response: ResponseInfo) {
+      response.body.ref = response.body.reference
+      delete response.body.reference
+    }
+  }
+  return await verify(await appWith(t, RefBecameReference, routes(Thing)), { examples: 1 })
+}
+
+/** {@link convertedFindings}, each on one line. */
+async function converted (t: Teardown, type: TSchema, convert: Convert, routes = roundTrip): Promise<string[]> {
+  return summary(await convertedFindings(t, type, convert, routes))
+}
+
+test('one way, a renamed field whose converters change its tabs, line breaks or normalization is found in requests and responses', async (t) => {
+  const both = ['POST /things 2000-01-01 request lost body/old after OldBecameRenamed (2001-01-01) by OldBecameRenamed.up', 'GET /things 2000-01-01 response lost response 200/renamed after OldBecameRenamed (2001-01-01) by OldBecameRenamed.down']
+  for (const [name, convert] of lossy) t.same(await renamed(t, Type.String(), convert), both, name)
+  // One way, the part before the last line break is what a name split there leaves (the rest in another field).
+  t.same(await renamed(t, Type.String(), lastBreakTrimmed), [], 'the last line break trimmed, one way')
+  t.same(await renamed(t, Type.String(), carried), [], 'carried whole')
+  t.same(await renamed(t, Type.String({ maxLength: 20 }), carried), [], 'a short string carried whole')
+})
+
+test('on a round trip, a field not renamed whose request converter changes its tabs, line breaks or normalization is found', async (t) => {
+  const found = 'POST /things 2000-01-01 response round trip response 200/value after RefBecameReference (2001-01-01) by RefBecameReference.up,RefBecameReference.down'
+  for (const [name, convert] of [...lossy.slice(1, 4), ['the last line break trimmed', lastBreakTrimmed] as const]) t.same(await converted(t, Type.String(), convert), [found], name)
+  // A client saving what it read sends it back normalized too: the trip back reaches HEAD changed.
+  t.same(await converted(t, Type.String(), nfc), [found, 'POST /things 2000-01-01 request round trip body/value after RefBecameReference (2001-01-01) by RefBecameReference.up'], 'normalize("NFC")')
+  // A memo cut to its first line loses its other words one way, a field not renamed too (as a name cut at a space).
+  t.same(await converted(t, Type.String(), firstLine, oneWay), ['POST /things 2000-01-01 request lost body/value after RefBecameReference (2001-01-01) by RefBecameReference.up'], 'memo.split("\\n")[0]')
+  t.same(await converted(t, Type.String(), carried), [], 'carried whole')
+})
+
+test('a finding names what changed: the whitespace, or the Unicode normalization of text that prints alike', async (t) => {
+  const texts = async (convert: Convert): Promise<string[]> => {
+    const { Thing, change } = renamedField(Type.String(), convert)
+    return (await verify(await appWith(t, change, oneWay(Thing)), { examples: 1 })).map((finding) => finding.text)
+  }
+  const [joined] = await texts(linesJoined)
+  t.match(joined, /request body\/old: the value at \/old in 2000-01-01 does not reach HEAD: 'zq\w+\\t\S+\\n🙂zq\w+\\n' arrives as 'zq\w+\\t\S+ 🙂zq\w+ ', its whitespace changed; /)
+  const [normalized] = await texts(nfc)
+  t.match(normalized, /arrives as 'zq\w+\\t\S+\\n🙂zq\w+\\n', its Unicode normalization changed \(NFD sent, NFC arrived\); /)
+  const [back] = (await convertedFindings(t, Type.String(), nfc)).map((finding) => finding.text)
+  t.match(back, /does not come back in the 200 response: .* comes back as .*, its Unicode normalization changed \(NFD sent, NFC arrived\)/)
+})
+
+test('the lines strings fit maxLength and minLength, are replayed only where a string takes them, and validate', async (t) => {
+  t.equal(sentinelFor({ type: 'string' }, 1, 'lines'), `zq000001\t${'Łódź'.normalize('NFD')}\n🙂zq000001\n`)
+  t.not(sentinelFor({ type: 'string' }, 1, 'lines'), sentinelFor({ type: 'string' }, 1, 'lines')?.normalize('NFC'), 'decomposed')
+  t.equal(sentinelFor({ type: 'string', maxLength: 20 }, 1, 'lines'), 'zq000001\tq000001\n')
+  t.equal(sentinelFor({ type: 'string', maxLength: 16 }, 1, 'lines'), 'zq000001\nq000001')
+  t.equal(sentinelFor({ type: 'string', maxLength: 12 }, 1, 'lines'), 'zq000001', 'no room for a second word')
+  t.equal(sentinelFor({ type: 'string', format: 'email' }, 1, 'lines'), 'zq000001@example.com', 'a format keeps its sentinel')
+  const generated = (schema: TSchema): unknown[] => generateExamples(schema, { resolveRef: () => undefined, count: 0, seed: 1 }).map((example) => example.value)
+  const Form = Type.Object({ memo: Type.String(), code: Type.String({ pattern: '^[a-z]+$' }), count: Type.Integer() })
+  const examples = generated(Form)
+  t.equal(examples.length, BOUNDARIES.length, 'one example per boundary')
+  t.match(examples[BOUNDARIES.indexOf('lines')], { memo: /\t[^]*\n$/, count: 101 })
+  t.ok(new Ajv({ strict: false }).compile(Form)(examples[BOUNDARIES.indexOf('lines')]), 'valid')
+  t.equal(generated(Type.Object({ code: Type.String({ pattern: '^[a-z]+$' }), count: Type.Integer() })).length, BOUNDARIES.length - 1, 'no free string: no lines example')
+  t.equal(generated(Type.Object({ memo: Type.String({ maxLength: 8 }) })).length, BOUNDARIES.length - 1, 'no room for a line break: none')
+  // A list's item may become a map's key (entries `{ key, value }` made a record), which TypeBox's `^(.*)$` refuses with a line break.
+  const listed = generated(Type.Object({ memo: Type.String(), entries: Type.Array(Type.Object({ key: Type.String() })), tags: Type.Array(Type.String()) }))
+  t.match(listed[BOUNDARIES.indexOf('lines')], { memo: /\n$/, entries: [{ key: /^zq\w+$/ }], tags: [/^zq\w+$/] }, 'no line break in a list\'s items')
+})
+
+test('a header is not sent lines (it holds no line break); a renamed query parameter is, and its first line kept is found', async (t) => {
+  for (const [part, name, found] of [['querystring', 'search', true], ['headers', 'x-search', false]] as const) {
+    const Search = Type.Object({ [name]: Type.Optional(Type.String({ maxLength: 16 })) }, { $id: `Search${part}` })
+    class SearchRenamed extends VersionChange {
+      description = 'the search parameter was renamed.'
+      instructionsToMigrateToPreviousVersion = [schema(Search).field(name).had({ name: `old-${name}` })]
+
+      @ConvertRequestToNextVersionFor('/things', ['GET'])
+      up (request: RequestInfo) {
+        const carrier = request[part === 'querystring' ? 'queryParams' : 'headers'] as Record<string, string | undefined>
+        const old = carrier[`old-${name}`]
+        if (old !== undefined) carrier[name] = old.split('\n')[0]
+        delete carrier[`old-${name}`]
+      }
+    }
+    const app = await appWith(t, SearchRenamed, (api) => {
+      api.get('/things', { schema: { [part]: Search, response: { 200: Type.Object({ id: Type.String() }) } } }, async () => ({ id: 't1' }))
+    })
+    t.same(summary(await verify(app, { examples: 1 })), found ? [`GET /things 2000-01-01 request lost ${part}/old-${name} after SearchRenamed (2001-01-01) by SearchRenamed.up`] : [], part)
+  }
+})
