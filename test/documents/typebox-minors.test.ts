@@ -12,15 +12,18 @@ import { Type, type TSchema } from '@sinclair/typebox'
 import { Type as OldestType } from 'typebox-oldest'
 import type { FastifyInstance } from 'fastify'
 import { enumeration, HeadVersion, schema, Version, VersionBundle } from '../../plugin'
-import { exportDocuments } from '../../tools'
+import { checkDocuments, exportDocuments } from '../../tools'
 import { versionedApp, type Teardown } from '../helpers/apps'
 import { changeClass } from '../helpers/version-changes'
 
 const VERSIONS = ['2002-01-01', '2001-01-01', '2000-01-01', 'unversioned']
 
-/** The same API built with the `Type` of one TypeBox release: shared schemas, a union of `$ref`s, records, a recursive tree. */
-async function ordersApp (t: Teardown, T: typeof Type): Promise<FastifyInstance> {
-  const Money = T.Object({ amount: T.Integer({ minimum: 0 }), currency: T.String({ default: 'EUR' }) }, { $id: 'Money' })
+/**
+ * The same API built with the `Type` of one TypeBox release: shared schemas, a union of `$ref`s, records, a recursive
+ * tree; `widened`: with a real change, an amount any number in place of an integer.
+ */
+async function ordersApp (t: Teardown, T: typeof Type, widened = false): Promise<FastifyInstance> {
+  const Money = T.Object({ amount: widened ? T.Number({ minimum: 0 }) : T.Integer({ minimum: 0 }), currency: T.String({ default: 'EUR' }) }, { $id: 'Money' })
   const Kind = T.Union([T.Literal('card'), T.Literal('bank'), T.Literal('wallet')], { $id: 'Kind' })
   const Card = T.Object({ kind: T.Literal('card'), last4: T.String() }, { $id: 'Card' })
   const Bank = T.Object({ kind: T.Literal('bank'), iban: T.String(), holder: T.Union([T.String(), T.Null()]) }, { $id: 'Bank' })
@@ -97,4 +100,24 @@ test('a plain JSON Schema writes its required list before its properties; field 
   const thing = JSON.parse(first).components.schemas.Thing as Record<string, unknown>
   t.same(Object.keys(thing), ['type', 'additionalProperties', 'required', 'properties', 'description'], 'required moved to just before properties')
   t.same(Object.keys(thing.properties as object), ['properties', 'required', 'name'], 'the fields in the order written')
+})
+
+test('a bump of TypeBox checks clean against the documents exported before it; a real change beside the bump breaks', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'fastify-versioner-minors-'))
+  t.teardown(async () => { await rm(dir, { recursive: true, force: true }) })
+  const before = await ordersApp(t, OldestType as unknown as typeof Type)
+  await before.ready()
+  await exportDocuments(before, dir)
+
+  const bumped = await ordersApp(t, Type)
+  await bumped.ready()
+  t.strictSame(await checkDocuments(bumped, dir), { breaks: [], notes: [], compared: [...VERSIONS].sort() }, 'every document compared, nothing to report after the bump alone')
+
+  const changed = await ordersApp(t, Type, true)
+  await changed.ready()
+  const { breaks } = await checkDocuments(changed, dir)
+  const texts = breaks.map((entry) => entry.text)
+  for (const version of ['2000-01-01', '2001-01-01', '2002-01-01']) {
+    t.ok(texts.some((text) => text.startsWith(`${version} GET /orders/{id}: response 200 /total/amount: type 'integer' → 'number'`)), `${version}: the widened amount breaks`)
+  }
 })
