@@ -1,6 +1,8 @@
 /**
- * The canonical order of an OpenAPI document (paths, webhooks, methods and component names sorted), so one
- * application gives the same bytes in every process ([decision 0083](../../docs/decisions/0083-documents-for-caches-and-fleets.md)).
+ * The canonical order of an OpenAPI document (paths, webhooks, methods and component names sorted; each schema's
+ * `required` before its `properties`), so one application gives the same bytes in every process
+ * ([decision 0083](../../docs/decisions/0083-documents-for-caches-and-fleets.md)) and on every TypeBox 0.34.x
+ * ([decision 0183](../../docs/decisions/0183-documents-the-same-bytes-on-every-typebox-minor.md)).
  * @module
  */
 import { setOwn } from '../core/own-properties'
@@ -20,7 +22,26 @@ export function sortedKeys (value: unknown, sortValues: (item: unknown) => unkno
 }
 
 /**
- * A document in canonical order (a shallow copy where the order changes; anything but an object as it is).
+ * A copy of a JSON value in which every object holding a list `required` and an object `properties` (a schema) has
+ * `required` right before `properties`; every other key keeps its place. TypeBox wrote it after them up to 0.34.41
+ * and writes it before from 0.34.42: either way, the same text.
+ */
+function requiredBeforeProperties (value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(requiredBeforeProperties)
+  if (typeof value !== 'object' || value === null) return value
+  const object = value as Record<string, unknown>
+  const moved = Array.isArray(object.required) && typeof object.properties === 'object' && object.properties !== null
+  const copy: Record<string, unknown> = {}
+  for (const key of Object.keys(object)) {
+    if (moved && key === 'required') continue
+    if (moved && key === 'properties') copy.required = requiredBeforeProperties(object.required)
+    setOwn(copy, key, requiredBeforeProperties(object[key]))
+  }
+  return copy
+}
+
+/**
+ * A document in canonical order (a copy; anything but an object as it is).
  * @example
  * ```ts
  * JSON.stringify(inCanonicalOrder(document)) // the same text whatever order the routes were registered in
@@ -31,7 +52,7 @@ export function inCanonicalOrder<T> (document: T): T {
   const ordered: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(document)) {
     // paths and webhooks: each path (or webhook) item's methods sorted too; components: each section's names.
-    setOwn(ordered, key, NAMED_MAPS.has(key) ? sortedKeys(value, (item) => sortedKeys(item)) : value)
+    setOwn(ordered, key, requiredBeforeProperties(NAMED_MAPS.has(key) ? sortedKeys(value, (item) => sortedKeys(item)) : value))
   }
   return ordered as T
 }

@@ -197,13 +197,13 @@ export const PLUGIN_ERROR_RESPONSES: readonly string[] = [BAD_REQUEST_RESPONSE, 
 const errorSchema = {
   type: 'object',
   description: "Fastify's error body.",
+  required: ['statusCode', 'error', 'message'],
   properties: {
     statusCode: { type: 'integer' },
     code: { type: 'string', description: 'FST_VERSIONER_INVALID_API_VERSION, FST_VERSIONER_MISSING_API_VERSION, FST_ERR_VALIDATION… (absent on a 404).' },
     error: { type: 'string' },
     message: { type: 'string', description: 'What was wrong; for the API version, what is accepted. A validation failure is worded by the schemaErrorFormatter.' }
-  },
-  required: ['statusCode', 'error', 'message']
+  }
 }
 
 function response (description: string): JsonObject {

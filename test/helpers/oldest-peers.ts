@@ -26,12 +26,14 @@ const ROUNDS = 3
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g
 const VOLATILE_HEADERS = new Set(['date', 'connection', 'keep-alive'])
 
-/** What a client was answered: status, headers (those that change with the clock left out) and body. */
+/** What a client was answered: status, headers (those that change with the clock left out), body and its bytes. */
 export interface Answer {
   readonly request: string
   readonly status: number
   readonly headers: Readonly<Record<string, unknown>>
   readonly body: unknown
+  /** The body as sent, so that a change of key order or spacing shows. */
+  readonly text: string
 }
 
 /** Everything observed, as JSON (what the process of the oldest peers prints). */
@@ -42,8 +44,8 @@ export interface Observation {
   readonly traffic: Readonly<Record<string, readonly unknown[]>>
   /** Client mistakes sent to the examples (bodies each version refuses, unknown versions and routes): the answers. */
   readonly mistakes: readonly Answer[]
-  /** Each example's OpenAPI document of each version, as `GET /openapi.json?version=V` serves it, by `<app> <V>`. */
-  readonly documents: Readonly<Record<string, unknown>>
+  /** Each example's OpenAPI document of each version, as `GET /openapi.json?version=V` serves it (bytes and ETag), by `<app> <V>`. */
+  readonly documents: Readonly<Record<string, { readonly etag: unknown, readonly text: string }>>
   /** A body declared by media type (`content`), sent by an old and a new client: the answers. */
   readonly contentBody: readonly Answer[]
   /**
@@ -68,7 +70,7 @@ async function answerOf (app: FastifyInstance, request: InjectOptions & { url: s
   let body: unknown = response.body
   try { body = JSON.parse(response.body) } catch {}
   const sent = `${request.method ?? 'GET'} ${request.url} ${JSON.stringify(request.headers ?? {})} ${JSON.stringify(request.payload ?? null)}`
-  return JSON.parse(numbered(JSON.stringify({ request: sent, status: response.statusCode, headers, body }), seen)) as Answer
+  return JSON.parse(numbered(JSON.stringify({ request: sent, status: response.statusCode, headers, body, text: response.body }), seen)) as Answer
 }
 
 /** Requests a client gets wrong, for each version of each example. */
@@ -93,7 +95,7 @@ function versionsOf (name: ExampleName): string[] {
 /** Mistakes, documents and (with `tools`) what check and verify found, on a fresh app of each example. */
 async function observeExamples (tools: boolean): Promise<Pick<Observation, 'mistakes' | 'documents' | 'tools'>> {
   const mistakes: Answer[] = []
-  const documents: Record<string, unknown> = {}
+  const documents: Record<string, { etag: unknown, text: string }> = {}
   const found: string[] = []
   for (const name of EXAMPLES) {
     const app = name === 'users' ? await buildApp() : await buildBillingApp()
@@ -101,7 +103,10 @@ async function observeExamples (tools: boolean): Promise<Pick<Observation, 'mist
       const versions = versionsOf(name)
       const seen = new Map<string, string>()
       for (const request of mistakesOf(name, versions)) mistakes.push(await answerOf(app, request, seen))
-      for (const key of [...versions, 'unversioned']) documents[`${name} ${key}`] = JSON.parse((await app.inject(`/openapi.json?version=${key}`)).body)
+      for (const key of [...versions, 'unversioned']) {
+        const { headers, body } = await app.inject(`/openapi.json?version=${key}`)
+        documents[`${name} ${key}`] = { etag: headers.etag, text: body }
+      }
       if (tools) {
         const { breaks } = await checkDocuments(app, join(ROOT, 'examples', name, 'openapi'))
         found.push(...breaks.map((entry) => `${name}: check: ${entry.text}`))
