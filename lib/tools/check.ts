@@ -24,6 +24,8 @@ import { change, type DocumentChange } from './document-places'
 import { compareComparable } from './document-comparison'
 import { parseJsonText } from './json-text'
 import { singleApi } from './versioned-apis'
+import { withSlashTwinsAligned } from './slash-twins'
+import { componentNameNotes } from './named-components'
 
 export type { DocumentChange }
 
@@ -89,12 +91,8 @@ export async function checkDocuments (app: FastifyInstance, dir: string, options
   const result: CheckResult = { breaks: [], notes: [], compared: [] }
   const { breaks, notes } = result
   for (const name of names) {
-    if (previews.has(name)) {
-      notes.push(change(name, '', '', 'preview version not checked (check with --channel preview)', false))
-      continue
-    }
-    const saved = await readSaved(dir, name)
-    const current = served.get(name)
+    if (previews.has(name)) { notes.push(change(name, '', '', 'preview version not checked (check with --channel preview)', false)); continue }
+    const [saved, current] = [await readSaved(dir, name), served.get(name)]
     const version = current?.version ?? name
     if (current === undefined) {
       // A preview promoted or withdrawn since: its saved document says it was one (decision 0275).
@@ -106,7 +104,8 @@ export async function checkDocuments (app: FastifyInstance, dir: string, options
     const now: unknown = JSON.parse(current.body.toString('utf8'))
     assertComparable(now, { name: `The document the app serves now for version '${version}'`, saved: false, version })
     const rest = version === UNVERSIONED ? compareMovedIntoDefault(result, saved as Json, served, validation) : saved
-    compareInto(result, version, rest, now, validation)
+    compareInto(result, version, rest, withSlashTwinsAligned(notes, version, rest, now, api), validation)
+    notes.push(...componentNameNotes(version, rest, now))
   }
   for (const [name, document] of served) if (!names.includes(name)) notes.push(change(document.version, '', '', 'new version', false))
   packageChangelogChangesAsNotes(result, toolFacts(app).changelogPath)

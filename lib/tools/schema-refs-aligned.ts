@@ -1,7 +1,8 @@
 /**
  * A saved and a current OpenAPI document made comparable for `check` where they write one schema two ways: a `$ref`
  * and the schema inline, a deprecated reference wrapped in `allOf`, the members of a union of references (which the
- * diff library pairs by fewest differences).
+ * diff library pairs by fewest differences), an object written as an `allOf` of objects (`Type.Intersect`) and the
+ * same fields in one object.
  * @module
  */
 import { setOwn } from '../core/own-properties'
@@ -50,6 +51,41 @@ function membersInline (document: unknown, node: unknown): unknown {
   return copy
 }
 
+/** The keys an object member of an `allOf` may hold for {@link mergedObjects} to merge it (text and `x-` aside). */
+const MERGED_KEYS = new Set(['type', 'properties', 'required'])
+
+/**
+ * An object schema written as an `allOf` of object schemas (each inline or a schema `$ref`, as `Type.Intersect`
+ * writes them), as the one object holding their fields: the same data, validated and serialized alike. `undefined`
+ * where that is not so: a member holding any other keyword (`additionalProperties` in one member refuses the others'
+ * fields), a field two members declare, or anything but `allOf` and text beside it.
+ */
+function mergedObjects (document: unknown, node: unknown, depth = 0): Record<string, unknown> | undefined {
+  const schema = isSchemaRef(node) ? follow(document, node) : node
+  const allOf = own(schema, 'allOf')
+  if (!Array.isArray(allOf) || allOf.length === 0 || depth > 8) return undefined
+  const merged: Record<string, unknown> = { type: 'object' }
+  const properties: Record<string, unknown> = {}
+  const required = new Set<string>()
+  for (const [key, value] of Object.entries(schema as object)) {
+    if (key === 'type' ? value !== 'object' : key !== 'allOf' && !TEXT_KEYS.has(key) && !key.startsWith('x-')) return undefined
+    if (key !== 'allOf') setOwn(merged, key, value)
+  }
+  for (const each of allOf) {
+    const member = mergedObjects(document, each, depth + 1) ?? (isSchemaRef(each) ? follow(document, each) : each)
+    if (typeof member !== 'object' || member === null || own(member, 'type') !== 'object') return undefined
+    if (Object.keys(member).some((key) => !MERGED_KEYS.has(key) && !TEXT_KEYS.has(key) && !key.startsWith('x-'))) return undefined
+    for (const [name, field] of Object.entries(own(member, 'properties') ?? {})) {
+      if (Object.hasOwn(properties, name)) return undefined
+      setOwn(properties, name, field)
+    }
+    for (const name of own(member, 'required') as unknown[] | undefined ?? []) required.add(String(name))
+  }
+  merged.properties = properties
+  if (required.size > 0) merged.required = [...required]
+  return merged
+}
+
 /** How deep {@link withSchemaRefsAligned} walks (`check` refuses documents nested deeper than 256 levels). */
 const MAX_ALIGNED_DEPTH = 1024
 
@@ -62,6 +98,10 @@ function aligned (before: unknown, after: unknown, documents: readonly [unknown,
   if (isWrappedRef(before) && !isWrappedRef(after)) before = unwrapped(documents[0], before as Record<string, unknown>)
   else if (isWrappedRef(after) && !isWrappedRef(before)) after = unwrapped(documents[1], after as Record<string, unknown>)
   if (isRefUnion(before) || isRefUnion(after)) [before, after] = [membersInline(documents[0], before), membersInline(documents[1], after)]
+  // An intersection of objects facing one object (or another form), merged: the diff reads `allOf` as the type gone.
+  const [mergedBefore, mergedAfter] = [mergedObjects(documents[0], before), mergedObjects(documents[1], after)]
+  if (mergedBefore !== undefined && mergedAfter === undefined) before = mergedBefore
+  else if (mergedAfter !== undefined && mergedBefore === undefined) after = mergedAfter
   if (isSchemaRef(before) !== isSchemaRef(after)) {
     // The target stays a `$ref` when it cannot be followed, and the diff says so.
     if (isSchemaRef(before)) before = follow(documents[0], before) ?? before
