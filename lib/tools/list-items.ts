@@ -11,6 +11,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import { asNode, declaredChildren, jsonTypeOf, pointerOfPath, readingNode, schemaAt, valueAt, type FollowedValue, type PathKey, type RefResolver, type RequiredValue } from './data-flow'
 import { arrives } from './sentinel-arrival'
+import type { JoinedValue } from './moved-values'
 import { pointerSegment } from '../core/json-schema'
 import { shown } from './value-comparison'
 import { RECORD_KEYS } from './boundary-values'
@@ -223,6 +224,8 @@ export interface Expected {
   readonly byWords: boolean
   /** The values of the example followed to `level` (their places there), retyped fields included (as a whole). */
   readonly followedTo: (level: number) => readonly FollowedValue[]
+  /** The strings of the example joined from several fields at `level`, or split into several there (./joined-parts.ts). */
+  readonly joinedTo?: (level: number) => readonly JoinedValue[]
   /**
    * The free strings of alike list items that have no counterpart of their own (each item's must arrive where
    * another's does), and the level they must reach (where the other side's room for them is known).

@@ -66,6 +66,13 @@ export function followedWithMoves (lineage: Lineage, headSchema: unknown, exampl
   const followed = followedValues(lineage, headSchema, example, true)
   const moves = movesIn(lineage.generation)
   if (moves.size === 0 || lineage.from === lineage.to) return followed
+  const held = heldObjects(lineage, headSchema, example, followed)
+  const moved = held.flatMap((holder) => movedFrom(lineage, moves, held, example, holder))
+  return moved.length === 0 ? followed : [...followed, ...moved]
+}
+
+/** The objects of an example that have a seed (the example itself included), followed to the other level. */
+function heldObjects (lineage: Lineage, headSchema: unknown, example: unknown, followed: readonly FollowedValue[]): Held[] {
   const held: Held[] = []
   for (const at of [{ from: [], to: [], sameType: true }, ...followed]) {
     const value = valueAt(example, at.from)
@@ -74,8 +81,59 @@ export function followedWithMoves (lineage: Lineage, headSchema: unknown, exampl
     const seed = node === undefined ? undefined : lineage.generation.seedOf(node as TSchema)
     if (seed !== undefined) held.push({ from: at.from, to: at.to, head: seed.head })
   }
-  const moved = held.flatMap((holder) => movedFrom(lineage, moves, held, example, holder))
-  return moved.length === 0 ? followed : [...followed, ...moved]
+  return held
+}
+
+/**
+ * A string joined from several of one object (`name` from `firstName` and `lastName`, declared `derivedFrom('firstName',
+ * 'lastName')`; or `name` that HEAD's `firstName` and `lastName` are each derived from alone): `whole`, its place on its
+ * side, `parts`, theirs on the other (in the order declared, `ordered`, for one field derived from several); `split`
+ * where the example holds the whole (a split follows), else a join follows.
+ */
+export interface JoinedValue { readonly whole: readonly PathKey[], readonly parts: ReadonlyArray<readonly PathKey[]>, readonly split: boolean, readonly ordered: boolean }
+
+/**
+ * The strings of an example (at level `lineage.from`) joined from several fields of one object, or split into them, at
+ * level `lineage.to` ({@link JoinedValue}): the fields are strings on both sides, in one object (no `through`).
+ * @example
+ * ```ts
+ * joinedValues({ generation, resolveRef, from: 1, to: 0 }, Person, { firstName: 'Ada', lastName: 'Lovelace' })
+ * // [{ whole: ['name'], parts: [['firstName'], ['lastName']], split: false, ordered: true }]
+ * ```
+ */
+export function joinedValues (lineage: Lineage, headSchema: unknown, example: unknown): JoinedValue[] {
+  const joins = joinsIn(lineage.generation)
+  if (joins.length === 0 || lineage.from === lineage.to) return []
+  const found: JoinedValue[] = []
+  for (const holder of heldObjects(lineage, headSchema, example, followedValues(lineage, headSchema, example, true))) {
+    const on = (level: number): ReadonlyMap<number, { key: string, type: unknown }> => new Map(fieldsAt(lineage.generation, holder.head, level).map(({ key, field }) => [field.id, { key, type: field.type }]))
+    const [here, there] = [on(lineage.from), on(lineage.to)]
+    const text = (field: { type: unknown } | undefined): boolean => field !== undefined && jsonTypeOf(field.type, lineage.resolveRef).split('|').every((type) => type === 'string' || type === 'null')
+    for (const { whole, parts, ordered } of joins) {
+      const split = here.has(whole) && !there.has(whole)
+      const [wholeSide, partSide] = split ? [here, there] : [there, here]
+      if (!text(wholeSide.get(whole)) || partSide.has(whole) || !parts.every((part) => text(partSide.get(part)) && !wholeSide.has(part))) continue
+      const [wholeAt, partsAt] = split ? [holder.from, holder.to] : [holder.to, holder.from]
+      found.push({ whole: [...wholeAt, (wholeSide.get(whole) as { key: string }).key], parts: parts.map((part) => [...partsAt, (partSide.get(part) as { key: string }).key]), split, ordered })
+    }
+  }
+  return found
+}
+
+/**
+ * The joins of a generation, by identity: a field derived from several fields of its own schema (their order declared),
+ * and a field several fields are each derived from alone (in the order the instructions declare them).
+ */
+function joinsIn (generation: SchemaGeneration): Array<{ whole: number, parts: readonly number[], ordered: boolean }> {
+  const joins: Array<{ whole: number, parts: readonly number[], ordered: boolean }> = []
+  const bySource = new Map<number, number[]>()
+  for (const [derived, sources] of generation.derivations) {
+    if ([...sources.values()].some((through) => through !== undefined)) continue
+    if (sources.size > 1) joins.push({ whole: derived, parts: [...sources.keys()], ordered: true })
+    else for (const source of sources.keys()) bySource.set(source, [...bySource.get(source) ?? [], derived])
+  }
+  for (const [source, derived] of bySource) if (derived.length > 1) joins.push({ whole: source, parts: derived, ordered: false })
+  return joins
 }
 
 /** True when `path` is `prefix` or an object's field below it (no list item on the way). */

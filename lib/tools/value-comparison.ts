@@ -11,6 +11,8 @@ import { pointerOfPath, valueAt, type FollowedValue, type PathKey } from './data
 import type { MovedValue } from './moved-values'
 import { shownValue } from './document-places'
 import { keptChange, normalizationChanged, type Kept } from './renamed-values'
+import { emptyPartJoined, joinedChanges, JOIN_FIX } from './joined-parts'
+import type { JoinedValue } from './moved-values'
 import { patternOf } from '../values/string-examples'
 
 /**
@@ -142,22 +144,30 @@ export function droppedValues (followed: readonly FollowedValue[], example: unkn
 
 /**
  * The values of `example` at fields renamed between its level and `data`'s (followed to `data`) that arrive there
- * with part of them lost: a list short of items, a string in another case or with other digits (./renamed-values.ts).
+ * with part of them lost: a list short of items, a string in another case or with other digits (./renamed-values.ts), a
+ * part absent joined to it as `''`; and the strings `joins` joins from several fields or splits, joined or split wrong
+ * (./joined-parts.ts).
  * @example
  * ```ts
  * changedRenamed([{ from: ['labels'], to: ['tags'], sameType: true, kept: 'items' }], { labels: [0, 2] }, { tags: [2] }) // [{ …, became: 'arrives as [2], without 0 (1 of its 2 items)' }]
  * ```
  */
-export function changedRenamed (followed: readonly FollowedValue[], example: unknown, data: unknown): Difference[] {
+export function changedRenamed (followed: readonly FollowedValue[], example: unknown, data: unknown, joins: readonly JoinedValue[] = []): Difference[] {
   const changed: Difference[] = []
   for (const at of followed) {
     const value = at.kept === undefined || typeof at.from[at.from.length - 1] === 'number' ? undefined : valueAt(example, at.from)
     // A text the other level's pattern refuses must be rewritten (HEAD's codes in lower case only): it is not compared.
     if (at.therePattern !== undefined && typeof value === 'string' && patternOf({ pattern: at.therePattern })?.test(value) === false) continue
-    const became = value === undefined ? undefined : keptChange(at.kept as Kept, value, valueAt(data, at.to), shown)
+    const arrived = value === undefined ? undefined : valueAt(data, at.to)
+    const became = value === undefined ? undefined : keptChange(at.kept as Kept, value, arrived, shown)
     if (became !== undefined) changed.push({ at, value, became, fix: RENAMED_FIX })
+    // A part absent joined to it as '' ([line1, line2].join('\n')): its separator is left (./joined-parts.ts).
+    const joined = became !== undefined || at.kept !== 'case' || typeof value !== 'string'
+      ? undefined
+      : emptyPartJoined(value, arrived, { holder: valueAt(example, at.from.slice(0, -1)), key: at.from[at.from.length - 1] }, shown)
+    if (joined !== undefined) changed.push({ at, value, became: joined, fix: JOIN_FIX })
   }
-  return changed
+  return [...changed, ...joinedChanges(joins, example, data, shown)]
 }
 
 /**

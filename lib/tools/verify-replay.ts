@@ -194,7 +194,7 @@ class LevelChecks {
     const alike = expected.alike?.strings ?? []
     const unfollowed = expected.unfollowed ?? []
     // A renamed value that arrives changed comes last: a value lost or a string cut says more.
-    const renamed = (): Array<[string, ReplayIssue]> => { values(changedRenamed(followed, expected.example, data)); return missing }
+    const renamed = (): Array<[string, ReplayIssue]> => { values(changedRenamed(followed, expected.example, data, expected.joinedTo?.(where.reached))); return missing }
     if (expected.sentinels.length === 0 && alike.length === 0 && unfollowed.length === 0) return renamed()
     const delivered = level.strings.delivered ??= deliveredStrings(schema, data, this.context.resolveRef)
     if (alike.length > 0) {

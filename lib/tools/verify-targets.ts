@@ -14,7 +14,7 @@ import type { DeclaredWebhook } from '../routes/webhooks'
 import type { HeadRoute, VersionerState } from '../routes/versioner-state'
 import { copyJson } from '../serve/step-runner'
 import { requiredValues, type FollowedValue } from './data-flow'
-import { followedWithMoves } from './moved-values'
+import { followedWithMoves, joinedValues } from './moved-values'
 import { generateExamples, type GeneratedExample, type GenerationOptions } from './example-generation'
 import { replayExample, type ReplayIssue, type Report, type Target, type Trail } from './verify-replay'
 import { verifyRoundTrip, verifyTripBack, type RequestSide, type ResponseTarget, type TripEnvironment } from './verify-trips'
@@ -50,10 +50,8 @@ function expectedOf (env: VerifyEnvironment, headSchema: unknown, example: Gener
     sentinels,
     ...otherSentinels(example, sentinels, levels.to),
     byWords: true,
-    followedTo: (level) => {
-      if (!followed.has(level)) followed.set(level, followedWithMoves({ ...lineage, to: level }, headSchema, example.value))
-      return followed.get(level) as FollowedValue[]
-    }
+    followedTo: (level) => followed.get(level) ?? followed.set(level, followedWithMoves({ ...lineage, to: level }, headSchema, example.value)).get(level) as FollowedValue[],
+    joinedTo: (level) => joinedValues({ ...lineage, to: level }, headSchema, example.value)
   }
 }
 
