@@ -121,6 +121,11 @@ export function createRouteObserver (
         state.startupError = new InvalidOptionError(`Route ${normaliseMethods(route.method).join(', ')} ${route.url} is registered inside ` +
           `versioned(...) ${ANOTHER_COPY}.`)
       }
+      // Fastify's HEAD twin of a GET route is not listed again.
+      const display = `${normaliseMethods(route.method).join(',')} ${route.url}`
+      if (!state.ready && typeof route.schema === 'object' && route.schema !== null && state.unversionedRoutes.at(-1)?.display !== `GET ${route.url}`) {
+        state.unversionedRoutes.push({ display, schema: route.schema as Record<string, unknown> })
+      }
       return
     }
     const methods = normaliseMethods(route.method)
