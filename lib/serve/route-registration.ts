@@ -123,7 +123,8 @@ export function createRouteObserver (
       }
       // Fastify's HEAD twin of a GET route is not listed again.
       const display = `${normaliseMethods(route.method).join(',')} ${route.url}`
-      if (!state.ready && typeof route.schema === 'object' && route.schema !== null && state.unversionedRoutes.at(-1)?.display !== `GET ${route.url}`) {
+      const twin = display === `HEAD ${route.url}` && state.unversionedRoutes.at(-1)?.display === `GET ${route.url}`
+      if (!state.ready && !twin && typeof route.schema === 'object' && route.schema !== null) {
         state.unversionedRoutes.push({ display, schema: route.schema as Record<string, unknown> })
       }
       return

@@ -36,6 +36,13 @@ test('a route registered outside versioned(...) is named: its old clients would 
   await refused(t, undefined, /The route GET \/users uses User, but it is registered outside versioned\(\.\.\.\)/, [renamed], {
     beforeRoutes: (app) => { app.get('/users', { schema: { response: { 200: User } } }, answer) }
   })
+  // A POST after a GET at the same path is no HEAD twin of it.
+  await refused(t, undefined, /The route POST \/users uses User, but it is registered outside/, [renamed], {
+    beforeRoutes: (app) => {
+      app.get('/users', { schema: { response: { 200: Type.Object({ count: Type.Integer() }) } } }, async () => ({ count: 0 }))
+      app.post('/users', { schema: { body: User } }, answer)
+    }
+  })
   // As a $ref to the shared schema, in a sibling plugin.
   await refused(t, undefined, /The route GET \/users uses User, but it is registered outside/, [renamed], {
     beforeRoutes: (app) => {
