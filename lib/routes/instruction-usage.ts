@@ -1,7 +1,7 @@
 /**
- * The start-up check that every schema and enum instruction names a schema the application serves or documents in some
- * version: in a versioned route's request or response, a webhook's body, or a shared schema (`app.addSchema`), as
- * converters must (./usage-checks.ts). Otherwise old clients get HEAD's shape where the schema is served (decision 0180).
+ * The start-up check that every schema and enum instruction names a schema the application uses in some version (a
+ * versioned route's request or response, a webhook's body) or says it uses outside routes, as converters must find
+ * their routes (./usage-checks.ts). Otherwise old clients get HEAD's shape where the schema is served (decision 0180).
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
@@ -58,13 +58,13 @@ interface OutsideRoute {
  */
 function usedSeeds (state: VersionerState, webhooks: readonly DeclaredWebhook[], wanted: ReadonlySet<Seed>, outside: readonly OutsideRoute[]): Set<Seed> {
   const used = seedsHeld(state, [...state.headRoutes.flatMap((route) => routeSchemas(route)), ...webhooks.map((webhook) => webhook.body)], wanted)
-  for (const { target, checkUsage } of state.steps.flatMap((step) => step.changes.flatMap((change) => change.converters))) {
-    if (target.kind === 'schema' && !checkUsage) for (const seed of target.schemas.flatMap((schema) => seedsAt(state, schema))) used.add(seed)
-  }
-  const rest = new Set([...wanted].filter((seed) => !used.has(seed)))
-  if (rest.size === 0) return used
-  const servedAsHead = seedsHeld(state, outside.flatMap((route) => route.schemas), rest, 1)
-  for (const seed of seedsHeld(state, state.generation.sharedSchemas(), rest)) if (!servedAsHead.has(seed)) used.add(seed)
+  const rest = (): Set<Seed> => new Set([...wanted].filter((seed) => !used.has(seed)))
+  const unchecked = state.steps.flatMap((step) => step.changes.flatMap((change) => change.converters))
+    .flatMap(({ target, checkUsage }) => target.kind === 'schema' && !checkUsage ? target.schemas : [])
+  if (rest().size > 0) for (const seed of seedsHeld(state, unchecked, rest())) used.add(seed)
+  if (rest().size === 0) return used
+  const servedAsHead = seedsHeld(state, outside.flatMap((route) => route.schemas), rest(), 1)
+  for (const seed of seedsHeld(state, state.generation.sharedSchemas(), rest())) if (!servedAsHead.has(seed)) used.add(seed)
   return used
 }
 

@@ -106,6 +106,26 @@ test('a schema used only by migrateResponseBody is refused, with the ways out: a
   await app.register(versioned(health))
   await app.ready()
   t.same(await migrateResponseBody(app.versioner.versions, Export, { latestBody: { id: 'e1', fullName: 'Ada', email: 'a@b.c' }, version: '2000-01-01' }), { id: 'e1', name: 'Ada', email: 'a@b.c' })
+  // A schema the declared one holds counts too (a shared or a converter's schema holding Address).
+  const Address = Type.Object({ street: Type.String(), zip: Type.String() }, { $id: 'ExportAddress' })
+  const Shipment = Type.Object({ id: Type.String(), address: Address }, { $id: 'Shipment' })
+  const noZip = schema(Address).field('zip').didntExist
+  await refused(t, health, /If ExportAddress is sent only outside routes/, [noZip])
+  const holder = await versionedApp(t, bundleOf(noZip), health, { beforeVersioner: (instance) => { instance.addSchema(Shipment) } })
+  await holder.ready()
+  class ShipmentChange extends VersionChange {
+    description = 'Shipment addresses gained zip.'
+    instructionsToMigrateToPreviousVersion = [noZip]
+    @ConvertResponseToPreviousVersionFor(Shipment, { checkUsage: false })
+    static keep (_response: ResponseInfo): void {}
+  }
+  const converted = Fastify()
+  t.teardown(() => converted.close())
+  await converted.register(fastifyVersioner, { versions: new VersionBundle(new Version('2001-01-01', ShipmentChange), new Version('2000-01-01')) })
+  await converted.register(versioned(health))
+  await converted.ready()
+  t.same(await migrateResponseBody(converted.versioner.versions, Shipment, { latestBody: { id: 's1', address: { street: 'Main', zip: '1' } }, version: '2000-01-01' }),
+    { id: 's1', address: { street: 'Main' } })
 })
 
 test('a shared schema a route outside versioned(...) uses is no way out: that route is named', async (t) => {
