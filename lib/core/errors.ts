@@ -59,6 +59,13 @@ export const RouteByPathConverterDoesNotApplyToAnythingError =
   createError<'FST_VERSIONER_PATH_CONVERTER_UNUSED', 500, [message: string]>('FST_VERSIONER_PATH_CONVERTER_UNUSED', '%s', 500, asBase(RouterGenerationError))
 
 /**
+ * A schema or enum instruction names a schema no versioned route, webhook or shared schema uses in any version.
+ * @example `schema(Unused).field('name').had({ name: 'fullName' })`
+ */
+export const InstructionDoesNotApplyToAnythingError = createError<'FST_VERSIONER_INSTRUCTION_UNUSED', 500, [message: string]>(
+  'FST_VERSIONER_INSTRUCTION_UNUSED', '%s', 500, asBase(InvalidGenerationInstructionError))
+
+/**
  * 500: a migrated request fails the HEAD schemas (a converter's or an instruction's bug), logged.
  * @example `{ statusCode: 500, code: 'FST_VERSIONER_LATEST_REQUEST_VALIDATION' }`
  */
@@ -186,6 +193,7 @@ export const errorCodes = {
   FST_VERSIONER_REQUEST_CONVERTER_UNUSED: RouteRequestBySchemaConverterDoesNotApplyToAnythingError,
   FST_VERSIONER_RESPONSE_CONVERTER_UNUSED: RouteResponseBySchemaConverterDoesNotApplyToAnythingError,
   FST_VERSIONER_PATH_CONVERTER_UNUSED: RouteByPathConverterDoesNotApplyToAnythingError,
+  FST_VERSIONER_INSTRUCTION_UNUSED: InstructionDoesNotApplyToAnythingError,
   FST_VERSIONER_LATEST_REQUEST_VALIDATION: VersionerLatestRequestValidationError,
   FST_VERSIONER_CONVERTER_FAILED: ConverterFailedError,
   FST_VERSIONER_UNCONVERTIBLE_RESPONSE: UnconvertibleResponseError,

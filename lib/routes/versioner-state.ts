@@ -96,6 +96,8 @@ export class VersionerState {
   readonly planner: ConverterPlanner
   readonly log: EndpointInstructionLog
   readonly headRoutes: HeadRoute[] = []
+  /** The routes registered outside `versioned(...)` with a schema, until `ready()`: where an unused instruction's schema may be. */
+  readonly unversionedRoutes: Array<{ readonly display: string, readonly schema: Readonly<Record<string, unknown>> }> = []
   /** `METHOD url` → the HEAD routes' claims there, to detect and separate routes sharing a node. */
   readonly nodes = new Map<string, NodeClaim[]>()
   /**

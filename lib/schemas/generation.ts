@@ -70,8 +70,7 @@ export class SchemaGeneration {
 
   /**
    * A generation of the same bundle walked in other `steps` (each change of a version holding several one step:
-   * ../routes/change-levels.ts), `levels` naming its levels; it reads shared schemas from `main`, and warns of
-   * nothing, as `main` does.
+   * ../routes/change-levels.ts), `levels` naming its levels; it reads shared schemas from `main`, and warns of nothing.
    * @example
    * ```ts
    * const byChange = SchemaGeneration.ofSteps(generation, [headStep, renameStep, retypeStep, oldestStep], ['head', '2001-01-01 (after Rename)', '2001-01-01'])
@@ -104,6 +103,9 @@ export class SchemaGeneration {
   sharedSchema (id: string): TSchema | undefined {
     return this.shared.get(id)
   }
+
+  /** Every shared schema given to {@link addSharedSchemas} (the application's, seen from its versioned routes). */
+  sharedSchemas (): Iterable<TSchema> { return this.shared.values() }
 
   /** The schema a `$ref` names: a HEAD schema (seed or shared) or a generated one (`User__2000-01-01`), or a pointer into one. */
   resolveAnyId (ref: string): TSchema | undefined {
@@ -160,10 +162,7 @@ export class SchemaGeneration {
     return record.forms[level]
   }
 
-  /**
-   * The seeds the form of `schema` at `level` may hold or depend on (a superset), or undefined when not known (level 0,
-   * a cycle).
-   */
+  /** The seeds the form of `schema` at `level` may hold or depend on (a superset), or undefined when not known (level 0, a cycle). */
   dependenciesAt (schema: TSchema, level: number): ReadonlySet<Seed> | undefined {
     if (level === 0) return undefined
     this.formAt(schema, level)

@@ -121,6 +121,12 @@ export function createRouteObserver (
         state.startupError = new InvalidOptionError(`Route ${normaliseMethods(route.method).join(', ')} ${route.url} is registered inside ` +
           `versioned(...) ${ANOTHER_COPY}.`)
       }
+      // Fastify's HEAD twin of a GET route is not listed again.
+      const display = `${normaliseMethods(route.method).join(',')} ${route.url}`
+      const twin = display === `HEAD ${route.url}` && state.unversionedRoutes.at(-1)?.display === `GET ${route.url}`
+      if (!state.ready && !twin && typeof route.schema === 'object' && route.schema !== null) {
+        state.unversionedRoutes.push({ display, schema: route.schema as Record<string, unknown> })
+      }
       return
     }
     const methods = normaliseMethods(route.method)

@@ -143,7 +143,8 @@ test('regression: an enum whose default is a member a version lacks: the default
   t.strictSame(plain(old.get(Size)), { type: 'string', enum: ['s', 'm', 'large'], default: 'large' }, 'a renamed default follows the rename')
   t.equal(Status.default, 'refunded', 'HEAD is untouched')
 
-  const app = await versionedApp(t, bundleWith(instructions), async (api) => {
+  // The app's routes hold Status only (an instruction on Size would change nothing it serves: FST_VERSIONER_INSTRUCTION_UNUSED).
+  const app = await versionedApp(t, bundleWith(instructions.slice(0, 1)), async (api) => {
     api.post('/orders', { schema: { body: Order, response: { 200: Type.Object({ status: Type.String() }) } } }, async (request) => ({ status: String(request.body.status) }))
     api.get('/orders', { schema: { querystring: Type.Object({ status: Type.Optional(Status) }), response: { 200: Type.Object({ status: Type.String() }) } } }, async (request) => ({ status: String(request.query.status) }))
   })

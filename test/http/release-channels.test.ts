@@ -308,6 +308,7 @@ test('preview structure checks', async (t) => {
   const api = await versionedApp(t, unstable, async (scope) => {
     scope.get('/ping', async () => ({ ok: true }))
     scope.get('/beta', async () => ({ beta: true }))
+    scope.get('/users/me', { schema: { response: { 200: User } } }, async () => ({ id: 'u1', name: 'Ada', beta: 'b' }))
   })
   t.equal((await api.inject({ url: '/ping', headers: { 'x-api-version': 'unstable' } })).headers['x-api-version'], 'unstable', 'a preview may be any name')
   t.equal((await api.inject({ url: '/ping', headers: { 'x-api-version': '2030-01-01' } })).headers['x-api-version'], '2026-06-01')

@@ -123,6 +123,8 @@ test('regression: a versioned route\'s own childLoggerFactory, or one set inside
   const lines: LogLine[] = []
   const stream = new Writable({ write (chunk, _encoding, next) { lines.push(JSON.parse(String(chunk)) as LogLine); next() } })
   const app = await versionedApp(t, bundle(), async (api) => {
+    // The route the bundle's instruction is about (an app must use the schema an instruction names).
+    api.post('/things', { schema: { body: Thing } }, async () => ({}))
     api.get('/own', { childLoggerFactory: (logger, bindings, options) => logger.child({ ...bindings, tenant: 'route' }, options) }, async (request) => {
       request.log.info('handler ran')
       return {}

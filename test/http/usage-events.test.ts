@@ -208,7 +208,7 @@ test('clientId: a throwing option is logged and the event has no client, nor wit
   await t.rejects(async () => { await bad.register(fastifyVersioner, { versions: bundle(), clientId: 'acct' as never }) }, { code: 'FST_VERSIONER_INVALID_OPTION', message: /Option 'clientId' must be a function/ })
 })
 
-test('changes: endpoint instructions and by-path converters name their route only; a change to a schema no route uses names none', async (t) => {
+test('changes: endpoint instructions and by-path converters name their route only; a change to a schema the route does not use names none', async (t) => {
   const Unused = Type.Object({ a: Type.String(), b: Type.String() }, { $id: 'Unused' })
   class OldSummary extends VersionChange {
     description = 'GET /items/:id had another summary.'
@@ -221,7 +221,7 @@ test('changes: endpoint instructions and by-path converters name their route onl
     created (response: ResponseInfo) { response.body = { created: true } }
   }
   class UnusedSchema extends VersionChange {
-    description = 'A schema no route uses lost a field.'
+    description = 'A schema only GET /others uses lost a field.'
     instructionsToMigrateToPreviousVersion = [schema(Unused).field('b').didntExist]
   }
   const versions = new VersionBundle(new HeadVersion(), new Version('2001-01-01', OldSummary, CreatedFlag, UnusedSchema), new Version('2000-01-01'))
@@ -232,6 +232,7 @@ test('changes: endpoint instructions and by-path converters name their route onl
   const app = await versionedApp(t, versions, async (api) => {
     api.get('/items/:id', { schema: { summary: 'Get an item' } }, async () => ({ id: '1' }))
     api.post('/items', async () => ({ ok: true }))
+    api.get('/others', { schema: { response: { 200: Unused } } }, async () => ({ a: 'a', b: 'b' }))
   })
   await app.ready()
   for (const version of ['2000-01-01', '2001-01-01']) {

@@ -398,21 +398,21 @@ test('regression: with a custom validator compiler ({ error }) or an $async sche
   t.teardown(() => { process.off('unhandledRejection', onUnhandled) })
   const Query = Type.Object({ limit: Type.Integer({ maximum: 10 }) })
   const AsyncQuery = Type.Object({ limit: Type.Integer({ maximum: 10 }) }, { $async: true })
-  class Smaller extends VersionChange {
-    description = 'limit may be up to 10.'
-    instructionsToMigrateToPreviousVersion = [
-      schema(Query).field('limit').had({ type: Type.Integer({ maximum: 5 }) }),
-      schema(AsyncQuery).field('limit').had({ type: Type.Integer({ maximum: 5 }) })
-    ]
+  // One bundle per app: an instruction on the other app's query schema would change nothing there (FST_VERSIONER_INSTRUCTION_UNUSED).
+  const bundleOf = (query: typeof Query): VersionBundle => {
+    class Smaller extends VersionChange {
+      description = 'limit may be up to 10.'
+      instructionsToMigrateToPreviousVersion = [schema(query).field('limit').had({ type: Type.Integer({ maximum: 5 }) })]
+    }
+    return new VersionBundle(new HeadVersion(), new Version('2001-01-01', Smaller), new Version('2000-01-01'))
   }
-  const bundle = new VersionBundle(new HeadVersion(), new Version('2001-01-01', Smaller), new Version('2000-01-01'))
-  const app = await versionedApp(t, bundle, async (api) => {
+  const app = await versionedApp(t, bundleOf(Query), async (api) => {
     api.get('/items', { schema: { querystring: Query } }, async () => ({ ok: true }))
   }, {
     versioner: { upgradePreview: { access: () => true } },
     beforeVersioner: (instance) => { instance.setValidatorCompiler(TypeBoxValidatorCompiler) }
   })
-  const asyncApp = await versionedApp(t, bundle, async (api) => {
+  const asyncApp = await versionedApp(t, bundleOf(AsyncQuery), async (api) => {
     api.get('/items', { schema: { querystring: AsyncQuery } }, async () => ({ ok: true }))
   }, { versioner: { upgradePreview: { access: () => true } } })
   const preview = { 'x-api-version': '2001-01-01', 'x-api-version-preview': '2000-01-01' }

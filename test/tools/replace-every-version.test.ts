@@ -167,6 +167,12 @@ test('a URL no version reads, or a resource not stored, is FST_VERSIONER_TOOL sa
 })
 
 /** A shared schema's route pair: GET reads `c1`, PUT takes `body` (default the schema) and `merges` or stores what it is sent. */
+/** A change the shared schema's apps hold (Nickname's schema is no route's there: FST_VERSIONER_INSTRUCTION_UNUSED). */
+class SharedUnchanged extends VersionChange {
+  description = 'Nothing the shared customers show changed.'
+  instructionsToMigrateToPreviousVersion = []
+}
+
 async function sharedApp (t: { teardown: (fn: () => unknown) => void }, make: (shared: TObject) => { body?: unknown, stored: Record<string, unknown>, merges: boolean, versions?: VersionBundle }, fields: TProperties = {}): Promise<Built> {
   const Shared = Type.Object({ name: Type.String(), memo: Type.Optional(Type.String()), ...fields }, { $id: 'SharedCustomer' })
   const { body, stored: first, merges, versions } = make(Shared)
@@ -174,7 +180,7 @@ async function sharedApp (t: { teardown: (fn: () => unknown) => void }, make: (s
   const app = Fastify()
   t.teardown(() => app.close())
   app.addSchema(Shared)
-  await app.register(fastifyVersioner, { versions: versions ?? new VersionBundle(new Version('2001-01-01', Nickname), new Version('2000-01-01')) })
+  await app.register(fastifyVersioner, { versions: versions ?? new VersionBundle(new Version('2001-01-01', SharedUnchanged), new Version('2000-01-01')) })
   await app.register(versioned(async (api) => {
     const params = Type.Object({ id: Type.String() })
     api.get<{ Params: Static<typeof params> }>('/customers/:id', { schema: { params, response: { 200: Shared } } }, async (request) => stored.get(request.params.id))
@@ -267,7 +273,7 @@ test('regression: versions naming a preview version found no version to replace 
     description = 'A preview of nothing new.'
     instructionsToMigrateToPreviousVersion = []
   }
-  const versions = new VersionBundle(new Version('2002-01-01.beta', Preview, { channel: 'preview' }), new Version('2001-01-01', Nickname), new Version('2000-01-01'))
+  const versions = new VersionBundle(new Version('2002-01-01.beta', Preview, { channel: 'preview' }), new Version('2001-01-01', SharedUnchanged), new Version('2000-01-01'))
   const { app } = await sharedApp(t, () => ({ stored: { name: 'Ada', memo: 'VIP' }, merges: true, versions }))
   t.same(summary(await replaceFromEveryVersion(app, { url: '/customers/c1', versions: ['2002-01-01.beta'] })), ['2002-01-01.beta not cleared /memo'])
   t.match(await replaceFromEveryVersion(app, { url: '/customers/c1', versions: ['1999-01-01'] }).catch((error: unknown) => error),

@@ -412,7 +412,7 @@ test('regression: a 204 whose schema is Type.Null() replays as sent, with no bod
   const versions = new VersionBundle(new HeadVersion(), new Version('2001-01-01', QuantityRenamed), new Version('2000-01-01'))
   const app = await versionedApp(t, versions, async (api) => {
     // `send()` without a payload, as a 204 is sent (the typed reply asks for the schema's null).
-    api.post('/orders', { schema: { body: Order, response: { 204: Type.Null() } } }, async (_request, reply) => { await reply.code(204).send(undefined as unknown as null) })
+    api.post('/orders', { schema: { body: Order, querystring: OrderQuery, response: { 204: Type.Null() } } }, async (_request, reply) => { await reply.code(204).send(undefined as unknown as null) })
   }, { versioner: { captureExchanges: {} } })
   const lines: string[] = []
   const record = (message: unknown): void => { lines.push(JSON.stringify(message)) }

@@ -102,7 +102,12 @@ test('with the version in the path, under a prefix, the request goes to the vers
 })
 
 test('the invalid request is made from the version\'s own schema: a required query parameter or header left out, a number sent as x', async (t) => {
-  const app = await versionedApp(t, new VersionBundle(new Version('2001-01-01', LabelWasTag), new Version('2000-01-01')), async (api) => {
+  // No instruction: these routes hold no ProjectCreate (FST_VERSIONER_INSTRUCTION_UNUSED).
+  class NothingChanged extends VersionChange {
+    description = 'Nothing these routes take changed.'
+    instructionsToMigrateToPreviousVersion = []
+  }
+  const app = await versionedApp(t, new VersionBundle(new Version('2001-01-01', NothingChanged), new Version('2000-01-01')), async (api) => {
     api.get('/search', { schema: { querystring: Type.Object({ q: Type.String() }) } }, async () => [])
     api.get('/pages', { schema: { querystring: Type.Object({ page: Type.Optional(Type.Integer()) }) } }, async () => [])
     api.delete('/projects/:projectId', { schema: { params: Type.Object({ projectId: Type.Integer() }), headers: Type.Object({ 'if-match': Type.String() }) } }, async () => ({}))
