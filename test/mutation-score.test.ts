@@ -55,9 +55,15 @@ import { measureCorpus, measureOne, mutantsFolder, mutantTypeErrors, scoreOf, sc
 // a maximum instructed on responses only, validation errors answered 422): 75.6 % (112 of 148: 75.7 %; the 136 still
 // 105, the 12 new 7), asserted rounded down; 76.3 % (113 of 148: 76.4 %) once verify took a 422 naming what its
 // invalid request got wrong for validation's (decision 0174: validation errors answered 422), asserted rounded down.
+// It grew a ninth time by 12 written blind over both apps (decision 0193: a memo split into lines and joined with
+// spaces, a free line's 0 tested for truth, a page cut before its filters, an isApplied read the wrong way round, an
+// expandable customer, an error's content type, a free invoice created paid, a cross-field rule not instructed, an
+// optional email instructed on requests only, converters crossed between a union's members, a total moved into an
+// amount without its currency, a line's description made optional with nothing filling it): 75 % (120 of 160; the
+// 148 still 113, the 12 new 7), asserted as measured.
 // Raise it as the tools learn; the goal is 95 %. Never lower it to let a mistake through: fix the tool, or say in the
 // docs what it misses (a corpus grown blind measures the proof anew: that is not lowering it).
-const THRESHOLD = 76.3
+const THRESHOLD = 75
 // With the example's recorded traffic replayed (examples/traffic.ts, recorded once from each correct app) through the
 // converters and, since decision 0234, the handlers of fresh apps of the mutant, as a team replays its own in CI: 98 % (48 of 49), then 96.8 % (61 of 63) once the corpus grew: recorded exchanges hold no
 // webhook; then 90.8 % (69 of 76): recorded exchanges hold no PUT that leaves a field out, nor a list longer than
@@ -89,9 +95,12 @@ const THRESHOLD = 76.3
 // 88.2 % (120 of 136) once verify stopped reporting a reordered list's items as lost (the page reversed, above);
 // 87.1 % (129 of 148: 87.2 %) once the corpus grew blind an eighth time (decision 0167: replay --handlers catches 2
 // of its 5 misses, the default address created twice and hasMore read from the header's text), asserted rounded down;
-// 87.8 % (130 of 148) once verify found validation errors answered 422 (decision 0174), asserted rounded down.
+// 87.8 % (130 of 148) once verify found validation errors answered 422 (decision 0174), asserted rounded down;
+// 87.5 % (140 of 160) once the corpus grew blind a ninth time (decision 0193: replay --handlers catches 2 of its 5
+// misses, a search that pages before it filters and a 404's content type; the 148 then 131, decisions 0174 and 0177
+// having each measured 130 before they were merged together), asserted as measured.
 // The same rule: raised as the tools learn, never lowered.
-const WITH_TRAFFIC = 87.8
+const WITH_TRAFFIC = 87.5
 // With the example's own tests that run its handlers (test/helpers/example-tests.ts: replaceFromEveryVersion on a
 // customer it stores, readWebhookDelivery on each invoice.paid it sends), as a team's suite runs them in CI: the
 // mistakes only a handler shows (keeps declared and not kept, PUT made a merge, a webhook sent as HEAD builds it).
@@ -108,10 +117,11 @@ const WITH_TRAFFIC = 87.8
 // (decision 0156: they catch none of its 5 misses), asserted rounded down; 80.1 % (109 of 136) once verify stopped
 // reporting a reordered list's items as lost (the page reversed, above); 78.3 % (116 of 148: 78.4 %) once the corpus
 // grew blind an eighth time (decision 0167: they catch none of its 5 misses), asserted rounded down; 79 % (117 of
-// 148: 79.1 %) once verify found validation errors answered 422 (decision 0174), asserted rounded down. The traffic
-// figure above counts them too.
+// 148: 79.1 %) once verify found validation errors answered 422 (decision 0174), asserted rounded down; 77.5 % (124
+// of 160) once the corpus grew blind a ninth time (decision 0193: they catch none of its 5 misses), asserted as
+// measured. The traffic figure above counts them too.
 // The same rule.
-const WITH_HANDLERS = 79
+const WITH_HANDLERS = 77.5
 // verify's examples per route, version, direction and part: fewer than the command's 200, for speed (the same score
 // at 20 and at 200 when this was measured).
 const EXAMPLES = 20
