@@ -90,3 +90,51 @@ test('the lines present joined, and a separator the old version always doubled, 
   t.same(await addressJoined(t, 3, (lines) => present(lines).join('\n\n')), [], 'a blank line between lines, always (three)')
   t.same(await addressJoined(t, 4, (lines) => present(lines.map((line) => line === '' ? undefined : line)).join('\n')), [], "'' filtered out too")
 })
+
+/**
+ * A person HEAD holds as `firstName` and an optional `lastName`, each declared derived from the `name` an old client
+ * sent (no order declared); `up` splits the name at its first space, `down` joins the parts back (`undefined` where
+ * absent).
+ */
+async function nameSplit (t: Teardown, down: (first: string, last: string | undefined) => string, messages?: string[]): Promise<string[]> {
+  const Person = Type.Object({ id: Type.String(), firstName: Type.String(), lastName: Type.Optional(Type.String()) }, { $id: 'Person' })
+  class NameInParts extends VersionChange {
+    description = 'A name is firstName and lastName; it was one string (name).'
+    instructionsToMigrateToPreviousVersion = [
+      schema(Person).formerField('name').existedAs({ type: Type.String() }),
+      schema(Person).field('firstName').derivedFrom('name'),
+      schema(Person).field('lastName').derivedFrom('name')
+    ]
+
+    @ConvertRequestToNextVersionFor(Person)
+    up (request: RequestInfo) {
+      const { name, ...rest } = request.body as Body
+      const at = (name as string).indexOf(' ')
+      request.body = at === -1 ? { ...rest, firstName: name } : { ...rest, firstName: name.slice(0, at), lastName: name.slice(at + 1) }
+    }
+
+    @ConvertResponseToPreviousVersionFor(Person)
+    down (response: ResponseInfo) {
+      const { firstName, lastName, ...rest } = response.body as Body
+      response.body = { ...rest, name: down(firstName, lastName) }
+    }
+  }
+  const findings = await verify(await appWith(t, NameInParts, oneWay(Person)), { examples: 40 })
+  messages?.push(...findings.map((finding) => finding.message))
+  return summary(findings)
+}
+
+test('a name HEAD splits into parts each derived from it, joined back with an absent last name as \'\', is found', async (t) => {
+  const down = 'GET /things 2000-01-01 response lost response 200/firstName after NameInParts (2001-01-01) by NameInParts.down'
+  const messages: string[] = []
+  t.same(await nameSplit(t, (first, last) => [first, last].join(' '), messages), [down], "[firstName, lastName].join(' ')")
+  t.match(messages, [/: '[^']*[\p{L}\p{N}][^']*' arrives as '[^']* ' in name, a separator at its end: lastName, absent, joined as ''$/u])
+  t.same(await nameSplit(t, (first, last) => `${first} ${last ?? ''}`), [down], "an absent last name written as ''")
+  t.same(await nameSplit(t, (first, last) => `${last ?? ''} ${first}`), [down], "the last name first, written as '' where absent")
+})
+
+test('a name joined back from the parts present, trimmed, or in either order is clean', async (t) => {
+  t.same(await nameSplit(t, (first, last) => [first, last].filter((part) => part !== undefined).join(' ')), [], 'the parts present')
+  t.same(await nameSplit(t, (first, last) => `${first} ${last ?? ''}`.trim()), [], 'the join trimmed')
+  t.same(await nameSplit(t, (first, last) => last === undefined ? first : `${last}, ${first}`), [], 'the last name first, where present')
+})
