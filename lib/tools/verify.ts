@@ -119,7 +119,12 @@ function atFault (step: GenerationStep, issue: ReplayIssue): Pick<VerifyFinding,
   }
 }
 
-/** Collects findings, one per (route, direction, kind, part, pointer, change): the versions where it shows are listed on it. */
+/**
+ * Collects findings, one per (route, direction, kind, part, pointer, change): the versions where it shows are listed on
+ * it. Each shows the first example that shows it, unless that example's value is `''` and a later one of the same
+ * version shows the same fault (the same fix) on a non-empty string: `'' arrives as '\n'` says less than
+ * `'1 Main St' arrives as '1 Main St\n'`.
+ */
 class Findings {
   /** Each finding with the version whose schema the data failed (`HEAD` included). */
   private readonly byKey = new Map<string, Omit<VerifyFinding, 'text' | 'versions'> & { versions: string[], reached: string, worded: boolean }>()
@@ -130,14 +135,15 @@ class Findings {
     const step = this.steps[issue.step]
     const key = [target.route, target.direction, issue.kind, issue.part, issue.pointer, step.origin].join('\n')
     const known = this.byKey.get(key)
-    if (known !== undefined) {
+    const clearer = known !== undefined && known.value === '' && known.version === target.version && typeof issue.value === 'string' && issue.value !== '' && issue.fix !== undefined && issue.fix === known.fix
+    if (known !== undefined && !clearer) {
       if (!known.versions.includes(target.version)) known.versions.push(target.version)
       return
     }
     const finding = {
       route: target.route,
       version: target.version,
-      versions: [target.version],
+      versions: known?.versions ?? [target.version],
       direction: target.direction,
       kind: issue.kind,
       part: issue.part,
