@@ -23,6 +23,7 @@ import { classifySchemaChange, hasDefault } from './schema-changes'
 import { styleKey } from './parameter-styles'
 import { withSchemaRefsAligned } from './schema-refs-aligned'
 import { underRepeat, withSchemaLoopsUnrolled } from './schema-loops-unrolled'
+import { ruleChanges, withoutRules } from './schema-rules'
 
 /**
  * Compares two documents `assertComparable` accepted (equal ones have no change: the diff is not run), judging
@@ -33,7 +34,9 @@ export function compareComparable (version: string, saved: unknown, current: unk
   toolLibrary('api-smart-diff', 'check')
   if (isDeepStrictEqual(saved, current)) return []
   // A schema written as a `$ref` in one document and inline in the other is the same schema.
-  const [comparableSaved, comparableCurrent] = comparableDocuments(version, saved as Record<string, unknown>, current as Record<string, unknown>)
+  const [withRulesSaved, withRulesCurrent] = comparableDocuments(version, saved as Record<string, unknown>, current as Record<string, unknown>)
+  // Rules beside a schema's own keywords (a named validator in its `allOf`) are compared apart (./schema-rules.ts).
+  const [comparableSaved, comparableCurrent] = [withoutRules(withRulesSaved), withoutRules(withRulesCurrent)]
   // A status now answered by a range (`201` → `2XX`) is compared with the range's response.
   const [ranged, covered] = withStatusRanges(comparableSaved, comparableCurrent)
   // A status the operation documented itself, now documented by the plugin's generic error answer alone, is removed.
@@ -53,6 +56,7 @@ export function compareComparable (version: string, saved: unknown, current: unk
   for (const { item, method, status } of answered) {
     report(comparison, operationName(item, method), responseName(status), "status removed (only the plugin's generic error answer is documented there now)", true)
   }
+  ruleChanges(comparison, withRulesSaved, withRulesCurrent)
   for (const diff of diffs) {
     if (comparison.renames.handled.has(diff)) continue
     if (diff.path[0] === 'paths') classify(comparison, diff)
