@@ -33,10 +33,10 @@ export function compareComparable (version: string, saved: unknown, current: unk
   // Required even when nothing is diffed: a CI without it fails on its first run, not on the first change.
   toolLibrary('api-smart-diff', 'check')
   if (isDeepStrictEqual(saved, current)) return []
-  // A schema written as a `$ref` in one document and inline in the other is the same schema.
-  const [withRulesSaved, withRulesCurrent] = comparableDocuments(version, saved as Record<string, unknown>, current as Record<string, unknown>)
-  // Rules beside a schema's own keywords (a named validator in its `allOf`) are compared apart (./schema-rules.ts).
-  const [comparableSaved, comparableCurrent] = [withoutRules(withRulesSaved), withoutRules(withRulesCurrent)]
+  // A schema written as a `$ref` in one document and inline in the other is the same schema; the rules beside a schema's
+  // own keywords (a named validator in its `allOf`) are compared apart (./schema-rules.ts).
+  const withRules = comparableDocuments(version, saved as Record<string, unknown>, current as Record<string, unknown>)
+  const [comparableSaved, comparableCurrent] = withRules.map((document) => withoutRules(document))
   // A status now answered by a range (`201` → `2XX`) is compared with the range's response.
   const [ranged, covered] = withStatusRanges(comparableSaved, comparableCurrent)
   // A status the operation documented itself, now documented by the plugin's generic error answer alone, is removed.
@@ -50,13 +50,9 @@ export function compareComparable (version: string, saved: unknown, current: unk
   let strict: AjvInstance | undefined
   const strictAjv = (): AjvInstance => (strict ??= fastifyAjv({ strict: false, coerceTypes: false, useDefaults: false, removeAdditional: false, validateSchema: false, logger: false }, ajv))
   const comparison: Comparison = { version, saved: before, current: after, renames: pairRenames(diffs), result: [], validation: requestValidation(ajv), strictAjv }
-  for (const { item, method, status, range } of covered) {
-    report(comparison, operationName(item, method), responseName(status), `now documented under ${range}, the range covering it`, false)
-  }
-  for (const { item, method, status } of answered) {
-    report(comparison, operationName(item, method), responseName(status), "status removed (only the plugin's generic error answer is documented there now)", true)
-  }
-  ruleChanges(comparison, withRulesSaved, withRulesCurrent)
+  for (const { item, method, status, range } of covered) report(comparison, operationName(item, method), responseName(status), `now documented under ${range}, the range covering it`, false)
+  for (const { item, method, status } of answered) report(comparison, operationName(item, method), responseName(status), "status removed (only the plugin's generic error answer is documented there now)", true)
+  ruleChanges(comparison, ...withRules)
   for (const diff of diffs) {
     if (comparison.renames.handled.has(diff)) continue
     if (diff.path[0] === 'paths') classify(comparison, diff)

@@ -63,13 +63,17 @@ const MAX_DEPTH = 1024
  * A copy of a document without the rules of its schemas (see the module), wherever they are: the documents the diff
  * compares. The document is not changed.
  */
-export function withoutRules (value: unknown, depth = 0): unknown {
+export function withoutRules<T> (document: T): T {
+  return stripped(document, 0) as T
+}
+
+function stripped (value: unknown, depth: number): unknown {
   if (depth > MAX_DEPTH) return value
-  if (Array.isArray(value)) return value.map((item) => withoutRules(item, depth + 1))
+  if (Array.isArray(value)) return value.map((item) => stripped(item, depth + 1))
   if (!isJson(value)) return value
   const node = splitRules(value)?.rest ?? value
   const copy: Json = {}
-  for (const [key, item] of Object.entries(node)) setOwn(copy, key, DATA_KEYS.has(key) || TEXT_KEYS.has(key) ? item : withoutRules(item, depth + 1))
+  for (const [key, item] of Object.entries(node)) setOwn(copy, key, DATA_KEYS.has(key) || TEXT_KEYS.has(key) ? item : stripped(item, depth + 1))
   return copy
 }
 
