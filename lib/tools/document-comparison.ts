@@ -23,6 +23,7 @@ import { classifySchemaChange, hasDefault } from './schema-changes'
 import { styleKey } from './parameter-styles'
 import { withSchemaRefsAligned } from './schema-refs-aligned'
 import { underRepeat, withSchemaLoopsUnrolled } from './schema-loops-unrolled'
+import { ruleChanges, withoutRules } from './schema-rules'
 
 /**
  * Compares two documents `assertComparable` accepted (equal ones have no change: the diff is not run), judging
@@ -32,8 +33,10 @@ export function compareComparable (version: string, saved: unknown, current: unk
   // Required even when nothing is diffed: a CI without it fails on its first run, not on the first change.
   toolLibrary('api-smart-diff', 'check')
   if (isDeepStrictEqual(saved, current)) return []
-  // A schema written as a `$ref` in one document and inline in the other is the same schema.
-  const [comparableSaved, comparableCurrent] = comparableDocuments(version, saved as Record<string, unknown>, current as Record<string, unknown>)
+  // A schema written as a `$ref` in one document and inline in the other is the same schema; the rules beside a schema's
+  // own keywords (a named validator in its `allOf`) are compared apart (./schema-rules.ts).
+  const withRules = comparableDocuments(version, saved as Record<string, unknown>, current as Record<string, unknown>)
+  const [comparableSaved, comparableCurrent] = withRules.map((document) => withoutRules(document))
   // A status now answered by a range (`201` → `2XX`) is compared with the range's response.
   const [ranged, covered] = withStatusRanges(comparableSaved, comparableCurrent)
   // A status the operation documented itself, now documented by the plugin's generic error answer alone, is removed.
@@ -47,12 +50,9 @@ export function compareComparable (version: string, saved: unknown, current: unk
   let strict: AjvInstance | undefined
   const strictAjv = (): AjvInstance => (strict ??= fastifyAjv({ strict: false, coerceTypes: false, useDefaults: false, removeAdditional: false, validateSchema: false, logger: false }, ajv))
   const comparison: Comparison = { version, saved: before, current: after, renames: pairRenames(diffs), result: [], validation: requestValidation(ajv), strictAjv }
-  for (const { item, method, status, range } of covered) {
-    report(comparison, operationName(item, method), responseName(status), `now documented under ${range}, the range covering it`, false)
-  }
-  for (const { item, method, status } of answered) {
-    report(comparison, operationName(item, method), responseName(status), "status removed (only the plugin's generic error answer is documented there now)", true)
-  }
+  for (const { item, method, status, range } of covered) report(comparison, operationName(item, method), responseName(status), `now documented under ${range}, the range covering it`, false)
+  for (const { item, method, status } of answered) report(comparison, operationName(item, method), responseName(status), "status removed (only the plugin's generic error answer is documented there now)", true)
+  ruleChanges(comparison, ...withRules)
   for (const diff of diffs) {
     if (comparison.renames.handled.has(diff)) continue
     if (diff.path[0] === 'paths') classify(comparison, diff)

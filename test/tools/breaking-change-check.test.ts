@@ -13,7 +13,9 @@ import { versionedApp, type Teardown } from '../helpers/apps'
 import { bundleOf } from '../helpers/http-apps'
 import { everyKindOfApp } from '../helpers/every-kind-of-app'
 import { runOnApis } from '../../lib/tools/api-commands'
-import { endpoint, fastifyVersioner, versioned, Version, VersionBundle } from '../../plugin'
+import {
+  ConvertRequestToNextVersionFor, defineValidator, endpoint, fastifyVersioner, schema, versioned, Version, VersionBundle, VersionChange, withValidators, type RequestInfo
+} from '../../plugin'
 import { changeClass } from '../helpers/version-changes'
 import { buildApp, randomHistory, rng, type Schemas } from '../helpers/random-histories'
 
@@ -1576,4 +1578,93 @@ test('regression: a union of $ref members: a member changed twice is compared wi
   const breaks = removed.filter((change) => change.breaking).map((change) => change.text)
   t.ok(breaks.includes('2000-01-01 POST /payments: response 200 /pay/memo: removed'), 'a field a member\'s response loses still breaks, named')
   t.notOk(breaks.some((text) => text.includes('type changed')), 'in its member')
+})
+
+/** What a rule added to a request says to do. */
+const FIX = 'a request it refuses now was accepted before: declare schema(…).validator(name).didntExist in the version change that adds it, ' +
+  'so that older versions keep accepting them, and a request converter that makes their requests meet it'
+
+test('regression: a rule a request schema gains beside its own keywords breaks (a named validator, an anyOf of required fields, was a note)', async (t) => {
+  const req = (d: Json): Json => d.components.schemas.UserCreateRequest
+  const res = (d: Json): Json => d.components.schemas.UserResource
+  // What withValidators writes: the validator's fragment in the object's allOf.
+  const rule = (): Json => ({ anyOf: [{ required: ['nickname'] }, { required: ['plan'] }] })
+  const none = (): void => {}
+  const pets = (order: string[]) => (d: Json): void => {
+    d.components.schemas.Cat = { type: 'object', properties: { meows: { type: 'boolean' } }, required: ['meows'] }
+    d.components.schemas.Dog = { type: 'object', properties: { barks: { type: 'boolean' } }, required: ['barks'] }
+    req(d).properties.pet = { anyOf: order.map((name) => ({ $ref: `#/components/schemas/${name}` })) }
+    res(d).properties.pet = { anyOf: order.map((name) => ({ $ref: `#/components/schemas/${name}` })) }
+  }
+  const cases: SidedCase[] = [
+    ['a named validator added to a request', none, (d) => { req(d).allOf = [rule()] }, true],
+    ['a named validator added to a response', none, (d) => { res(d).allOf = [rule()] }, false],
+    ['a named validator removed from a request', (d) => { req(d).allOf = [rule()] }, (d) => { delete req(d).allOf }, false],
+    ['a named validator removed from a response', (d) => { res(d).allOf = [rule()] }, (d) => { delete res(d).allOf }, true],
+    ['a second named validator added to a request', (d) => { req(d).allOf = [{ required: ['plan'] }] }, (d) => { req(d).allOf.push(rule()) }, true],
+    ['an if/then validator added to a request', none, (d) => { req(d).allOf = [{ if: { required: ['plan'] }, then: { required: ['nickname'] } }] }, true],
+    ['an anyOf beside a request object\'s fields', none, (d) => { Object.assign(req(d), rule()) }, true],
+    ['a oneOf beside a request object\'s fields', none, (d) => { req(d).oneOf = rule().anyOf }, true],
+    ['an anyOf beside a response object\'s fields', none, (d) => { Object.assign(res(d), rule()) }, false],
+    ['an anyOf of patterns beside a query parameter\'s type', none, (d) => { d.paths['/users'].post.parameters[1].schema = { type: 'string', anyOf: [{ pattern: '^a' }, { pattern: '^b' }] } }, true],
+    ['an anyOf beside a request field\'s type', none, (d) => { req(d).properties.nickname.anyOf = [{ minLength: 3 }, { pattern: '^@' }] }, true],
+    ['a request rule widened (a member more in its anyOf)', (d) => { req(d).allOf = [rule()] }, (d) => { req(d).allOf[0].anyOf.push({ required: ['role'] }) }, false],
+    ['a response rule widened (a member more in its anyOf)', (d) => { res(d).allOf = [rule()] }, (d) => { res(d).allOf[0].anyOf.push({ required: ['status'] }) }, true],
+    ['a request rule narrowed (a member fewer in its anyOf)', (d) => { req(d).allOf = [rule()] }, (d) => { req(d).allOf[0].anyOf.pop() }, true],
+    ['a request rule\'s description changed', (d) => { req(d).allOf = [{ ...rule(), description: 'a' }] }, (d) => { req(d).allOf[0].description = 'b'; req(d).description = 'c' }, false],
+    // A new field holding a rule is a new field; a union of $refs reordered, the same union.
+    ['a new optional request field holding a rule', none, (d) => { req(d).properties.card = { type: 'object', properties: { n: { type: 'string' } }, allOf: [{ anyOf: [{ required: ['n'] }] }] } }, false]
+  ]
+  judgeCases(t, cases)
+  const reordered = baseDocument()
+  pets(['Dog', 'Cat'])(reordered)
+  t.same(compareDocuments('2000-01-01', (() => { const saved = baseDocument(); pets(['Cat', 'Dog'])(saved); return saved })(), reordered), [], 'a union of $refs reordered: no change')
+  // The break names the version, operation, part and rule, and what to do.
+  const [line] = changed((d) => { req(d).allOf = [rule()] }).filter((change) => change.breaking).map((change) => change.text)
+  t.equal(line, `2000-01-01 POST /users: request body /: rule added: {"anyOf":[{"required":["nickname"]},{"required":["plan"]}]} (${FIX})`)
+  // An object written as an allOf of objects (Type.Intersect) facing the same fields in one object: no change; with a rule, the rule.
+  const intersected = (d: Json): void => {
+    const { properties, required } = req(d)
+    const [first, ...others] = Object.keys(properties)
+    d.components.schemas.UserCreateRequest = {
+      allOf: [{ type: 'object', properties: { [first]: properties[first] }, required }, { type: 'object', properties: Object.fromEntries(others.map((name) => [name, properties[name]])) }]
+    }
+  }
+  t.same(changed(intersected).filter((change) => change.breaking), [], 'Type.Intersect facing one object: no break')
+  t.same(changed((d) => { intersected(d); req(d).allOf.push(rule()) }).filter((change) => change.breaking).map((change) => change.kind.slice(0, 11)), ['rule added:'], 'with a rule: the rule')
+})
+
+test('regression: check fails a version change that adds a named validator to a request schema without validator(…).didntExist (CI was green, the old client refused)', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'fastify-versioner-check-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  const fields = { customerId: Type.Optional(Type.String()), statuses: Type.Optional(Type.Array(Type.String())), limit: Type.Optional(Type.Integer()) }
+  const narrowed = defineValidator('searchIsNarrowed', { anyOf: [{ required: ['customerId'] }, { required: ['statuses'] }] })
+  const appWith = async (rule: boolean, instructed: boolean): Promise<FastifyInstance> => {
+    const Search = rule ? withValidators(Type.Object(fields, { $id: 'Search' }), narrowed) : Type.Object(fields, { $id: 'Search' })
+    class SearchesAreNarrowed extends VersionChange {
+      description = 'A search names a customer or statuses.'
+      instructionsToMigrateToPreviousVersion = instructed ? [schema(Search).validator('searchIsNarrowed').didntExist] : []
+
+      // An older search of everything is one of every status.
+      @ConvertRequestToNextVersionFor(Search)
+      everyStatus (request: RequestInfo) {
+        if (instructed && request.body.customerId === undefined && request.body.statuses === undefined) request.body.statuses = ['open', 'paid']
+      }
+    }
+    const app = await versionedApp(t, bundleOf(rule ? ['2001-01-01', '2000-01-01'] : ['2000-01-01'], { '2001-01-01': [SearchesAreNarrowed] }), async (api) => {
+      api.post('/search', { schema: { body: Search, response: { 200: Type.Object({ count: Type.Integer() }) } } }, async () => ({ count: 0 }))
+    })
+    await app.ready()
+    return app
+  }
+  await exportDocuments(await appWith(false, false), dir)
+  const send = async (app: FastifyInstance): Promise<number> =>
+    (await app.inject({ method: 'POST', url: '/search', headers: { 'x-api-version': '2000-01-01' }, payload: { limit: 50 } })).statusCode
+  const forgotten = await appWith(true, false)
+  t.equal(await send(forgotten), 400, 'the saved version\'s client is refused')
+  const { breaks } = await checkDocuments(forgotten, dir)
+  t.same(breaks.map((change) => change.text), [`2000-01-01 POST /search: request body /: rule added: {"anyOf":[{"required":["customerId"]},{"required":["statuses"]}]} (${FIX})`])
+  const instructed = await appWith(true, true)
+  t.equal(await send(instructed), 200, 'with the instruction (and a converter meeting the rule), the saved version\'s client is served')
+  t.same((await checkDocuments(instructed, dir)).breaks, [], 'and check is green')
 })
