@@ -322,6 +322,17 @@ function tableAfter (text: string, heading: string): string[][] {
   return rows.slice(2)
 }
 
+test('docs/errors.md lists every error of errorCodes, in order, and every warning, as the README does', async (t) => {
+  const page = texts.get(join('docs', 'errors.md')) as string
+  const codes = [...readText(join(root, 'lib', 'core', 'errors.ts')).matchAll(/^ {2}(FST_VERSIONER_\w+): \w+,?$/gm)].map((match) => match[1])
+  const warnings = [...readText(join(root, 'lib', 'core', 'warnings.ts')).matchAll(/code: '(FSTVRS\w+)'/g)].map((match) => match[1])
+  t.ok(codes.length > 20 && warnings.length > 5, `${codes.length} codes in errorCodes, ${warnings.length} warnings`)
+  const first = (heading: string): string[] => tableAfter(page, heading).map((cells) => cells[0].replace(/`/g, ''))
+  t.same(first('## Errors'), codes, "docs/errors.md's errors table: one row per error, in errorCodes order")
+  t.same(first('## Warnings'), warnings, "docs/errors.md's warnings table: one row per warning, in warnings.ts order")
+  for (const row of tableAfter(page, '## Errors')) t.equal(row.length, 3, `${row[0]}: code | when | how to fix`)
+})
+
 /** The members of an interface of a source file. */
 function interfaceMembers (file: string, name: string): string[] {
   const source = ts.createSourceFile(file, readText(join(root, file)), ts.ScriptTarget.Latest)
