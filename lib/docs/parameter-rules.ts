@@ -62,6 +62,9 @@ export function splitRules (node: Json): { rules: unknown[], rest: Json } | unde
   return { rules: [...members, ...(union === undefined ? [] : [{ [union]: node[union] }])], rest }
 }
 
+/** What an object schema may assert of itself as a whole besides its fields (`required` is written per parameter). */
+const OBJECT_ASSERTIONS = new Set(['if', 'then', 'else', 'not', 'dependencies', 'dependentRequired', 'dependentSchemas', 'minProperties', 'maxProperties', 'propertyNames'])
+
 /** Where `@fastify/swagger` writes each part's fields as parameters (OpenAPI's `in`). */
 const LOCATIONS = [['querystring', 'query'], ['query', 'query'], ['headers', 'header'], ['params', 'path']] as const
 
@@ -80,9 +83,12 @@ export function parameterRules (schema: RouteSchema, resolve: (ref: string) => T
   for (const [part, location] of LOCATIONS) {
     const given = Object.hasOwn(schema, part) ? schema[part] : undefined
     const object = isSchemaObject(given) && typeof given.$ref === 'string' ? resolve(given.$ref) : given
-    const rules = isJson(object) ? splitRules(object)?.rules : undefined
+    if (!isJson(object)) continue
+    // Keywords on the object itself asserting of it as a whole are dropped with it too: one rule, as they stand.
+    const whole = Object.fromEntries(Object.entries(object).filter(([key]) => OBJECT_ASSERTIONS.has(key)))
+    const rules = [...splitRules(object)?.rules ?? [], ...(Object.keys(whole).length > 0 ? [whole] : [])]
     // JSON, as the document is served: a validator's fragment may carry keys of its own that are no part of the rule.
-    if (rules !== undefined) (found ??= {})[location] = [...(found?.[location] ?? []), ...JSON.parse(JSON.stringify(rules)) as unknown[]]
+    if (rules.length > 0) (found ??= {})[location] = [...(found?.[location] ?? []), ...JSON.parse(JSON.stringify(rules)) as unknown[]]
   }
   return found
 }

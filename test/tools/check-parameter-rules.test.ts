@@ -133,9 +133,14 @@ test('a version\'s document carries a parameter object\'s rule in its operation,
   const app = await versionedApp(t, bundleOf(['2000-01-01']), async (api) => {
     api.get('/invoices', { schema: { querystring: withValidators(Query, defineValidator('namesOne', rule)) } }, async () => ({}))
     api.get('/customers', { schema: { querystring: Query } }, async () => ({}))
+    // "Give from with to": written on the object itself, as dropped as a named validator.
+    const period = Type.Object({ from: Type.Optional(Type.String()), to: Type.Optional(Type.String()) }, { dependencies: { from: ['to'], to: ['from'] } })
+    api.get('/payments', { schema: { querystring: period } }, async () => ({}))
   })
   await app.ready()
   const { paths } = JSON.parse((await app.inject({ url: '/openapi.json?version=2000-01-01' })).body) as Json
   t.same(paths['/invoices'].get['x-parameter-rules'], { query: [rule] }, 'a shared querystring object named by $id: its rule, as JSON')
   t.notOk(Object.hasOwn(paths['/customers'].get, 'x-parameter-rules'), 'no rule: no extension')
+  t.same(paths['/payments'].get['x-parameter-rules'], { query: [{ dependencies: { from: ['to'], to: ['from'] } }] }, 'a keyword on the object itself')
+  t.equal((await app.inject({ url: '/payments?from=2020-01-01', headers: { 'x-api-version': '2000-01-01' } })).statusCode, 400, 'which the app enforces')
 })
