@@ -25,6 +25,7 @@ import { resolveVersion } from '../serve/version-picking'
 import type { Version } from '../describe/versions'
 import { inCanonicalOrder } from './document-order'
 import { fastifyAjv } from '../core/strict-validator'
+import { PARAMETER_RULES, parameterRules } from './parameter-rules'
 
 type Json = Record<string, unknown>
 
@@ -160,6 +161,9 @@ export class OpenApiDocuments {
     // Where @fastify/swagger writes `deprecated` (the version's lifecycle is not one of the route's attributes).
     if (this.versionDeprecated(behaviour.version)) schema.deprecated = true
     schema[OPERATION_OF] = this.state.headRoutes.indexOf(registered.head)
+    // A rule on a parameter object as a whole, which `@fastify/swagger` drops, for `check` (decision 0198).
+    const rules = parameterRules(schema, (ref) => generation.resolveAnyId(ref))
+    if (rules !== undefined) schema[PARAMETER_RULES] = rules
     this.addVersionParameter(schema, behaviour.version, url)
     return schema
   }

@@ -10,6 +10,7 @@ import type { AjvInstance } from '../core/strict-validator'
 import { mediaName, responseName } from './comparable-documents'
 import { printable } from './terminal-text'
 import { literal } from './type-printer'
+import { TEXT_KEYS } from '../docs/parameter-rules'
 
 /** One difference between a saved document and the current one. */
 export interface DocumentChange {
@@ -88,7 +89,8 @@ export function report (comparison: Comparison, operation: string, place: string
 /** One difference as `api-smart-diff` reports it. */
 export type { RawDiff }
 
-export const TEXT_KEYS = new Set(['description', 'summary', 'title', 'examples', 'example', 'externalDocs', 'tags', 'deprecated', 'operationId', '$comment'])
+/** Keywords that only describe: a change to them is text. */
+export { TEXT_KEYS }
 
 export function change (version: string, operation: string, place: string, kind: string, breaking: boolean): DocumentChange {
   const where = [operation, place].filter((part) => part !== '').join(': ')

@@ -6,12 +6,14 @@
  * request read as a union gaining a member (a note) and one added to a response as its `type` gone (a break). The
  * documents are diffed without them, and each place's rules compared here: a rule a request schema gains narrows what
  * it accepts (a break: the version change adding it declares `validator(…).didntExist`), one it loses widens it (a
- * note); a response's the other way round.
+ * note); a response's the other way round. A querystring's, headers' or params' object as a whole holds its rules in
+ * its operation's `x-parameter-rules` (decision 0198): compared as a request's, none where the operation has none.
  * @module
  */
 import { isDeepStrictEqual } from 'node:util'
 import { setOwn } from '../core/own-properties'
 import { pointerKey } from '../core/json-schema'
+import { PARAMETER_RULES, splitRules } from '../docs/parameter-rules'
 import { METHODS, operationName } from './comparable-documents'
 import { dataPointer, own, placeOf, report, TEXT_KEYS, withoutText, type Comparison, type JsonPath, type RawDiff } from './document-places'
 import { printable } from './terminal-text'
@@ -23,39 +25,6 @@ const isJson = (value: unknown): value is Json => typeof value === 'object' && v
 /** Keys whose values are data, not schemas: never walked for rules. */
 const DATA_KEYS = new Set(['enum', 'const', 'default', 'example', 'examples'])
 
-/** A member asserting something of the value it meets, with no `type` or `$ref` of its own (text and `x-` aside). */
-function isRuleMember (member: unknown): boolean {
-  if (!isJson(member) || Object.hasOwn(member, 'type') || Object.hasOwn(member, '$ref')) return false
-  return Object.keys(member).some((key) => !TEXT_KEYS.has(key) && !key.startsWith('x-'))
-}
-
-/** The union keyword of a node that is a rule beside its `type` or `properties`, if any. */
-function ruleUnion (node: Json): 'anyOf' | 'oneOf' | undefined {
-  if (!Object.hasOwn(node, 'type') && !Object.hasOwn(node, 'properties')) return undefined
-  for (const key of ['anyOf', 'oneOf'] as const) {
-    const members = own(node, key)
-    if (Array.isArray(members) && members.length > 0 && members.every(isRuleMember)) return key
-  }
-  return undefined
-}
-
-/** A schema node split into its rules and the rest (a copy, `undefined` where it holds no rule). */
-function splitRules (node: Json): { rules: unknown[], rest: Json } | undefined {
-  const union = ruleUnion(node)
-  const allOf = own(node, 'allOf')
-  const members = Array.isArray(allOf) ? allOf.filter(isRuleMember) : []
-  if (union === undefined && members.length === 0) return undefined
-  const rest: Json = {}
-  for (const [key, value] of Object.entries(node)) {
-    if (key === union) continue
-    if (key === 'allOf' && Array.isArray(value)) {
-      const kept = value.filter((member) => !isRuleMember(member))
-      if (kept.length > 0) setOwn(rest, key, kept)
-    } else setOwn(rest, key, value)
-  }
-  return { rules: [...members, ...(union === undefined ? [] : [{ [union]: node[union] }])], rest }
-}
-
 /** How deep the walks go (`check` refuses documents nested deeper than 256 levels; `$ref`s followed add to it). */
 const MAX_DEPTH = 1024
 
@@ -64,7 +33,12 @@ const MAX_DEPTH = 1024
  * compares. The document is not changed.
  */
 export function withoutRules<T> (document: T): T {
-  return stripped(document, 0) as T
+  const copy = stripped(document, 0)
+  const paths = own(copy, 'paths')
+  for (const operations of Object.values(isJson(paths) ? paths : {})) {
+    for (const [method, operation] of Object.entries(isJson(operations) ? operations : {})) if (METHODS.has(method) && isJson(operation)) delete operation[PARAMETER_RULES]
+  }
+  return copy as T
 }
 
 function stripped (value: unknown, depth: number): unknown {
@@ -78,7 +52,7 @@ function stripped (value: unknown, depth: number): unknown {
 }
 
 /** The rules found under one operation's schemas: by place key, the JSON path (as the diff writes it) and the rules. */
-type Found = Map<string, { path: JsonPath, rules: unknown[] }>
+type Found = Map<string, { path: JsonPath, rules: unknown[], where?: string }>
 
 /**
  * The rules of every schema an operation of `document` uses, `$ref`s followed (each once on a branch), keyed by
@@ -111,10 +85,28 @@ function rulesOf (document: unknown): Found {
   const paths = own(document, 'paths')
   for (const [item, operations] of Object.entries(isJson(paths) ? paths : {})) {
     for (const [method, operation] of Object.entries(isJson(operations) ? operations : {})) {
-      if (METHODS.has(method)) visit(operation, ['paths', item, method], JSON.stringify([item, method]), [])
+      if (!METHODS.has(method) || !isJson(operation)) continue
+      const { [PARAMETER_RULES]: objects, ...rest } = operation
+      visit(rest, ['paths', item, method], JSON.stringify([item, method]), [])
+      parameterObjectRules(found, ['paths', item, method], rest, objects)
     }
   }
   return found
+}
+
+/**
+ * The rules of an operation's querystring, headers and params objects (`x-parameter-rules`, decision 0198), keyed by
+ * where the parameters are: none where the operation has parameters there and no rule, so that a rule gained there is
+ * seen.
+ */
+function parameterObjectRules (found: Found, path: JsonPath, operation: Json, objects: unknown): void {
+  const parameters = own(operation, 'parameters')
+  const held = new Set(Array.isArray(parameters) ? parameters.map((parameter) => own(parameter, 'in')) : [])
+  for (const location of ['query', 'header', 'path']) {
+    const rules = own(objects, location)
+    if (!held.has(location) && rules === undefined) continue
+    found.set(`${JSON.stringify(path.slice(1))}/${location} parameters`, { path, rules: Array.isArray(rules) ? rules : [], where: `${location} parameters` })
+  }
 }
 
 /** A parameter of an operation's list as its place key names it (`query limit`), not by its position. */
@@ -150,7 +142,7 @@ const FIX = 'a request it refuses now was accepted before: declare schema(…).v
  */
 export function ruleChanges (comparison: Comparison, saved: unknown, current: unknown): void {
   const [before, after] = [rulesOf(saved), rulesOf(current)]
-  for (const [key, { path, rules }] of before) {
+  for (const [key, { path, rules, where: named }] of before) {
     const now = after.get(key)?.rules
     if (now === undefined) continue
     const plain = (list: unknown[]): unknown[] => list.map(withoutText)
@@ -160,9 +152,9 @@ export function ruleChanges (comparison: Comparison, saved: unknown, current: un
     if (gone.length === 0 && added.length === 0) continue
     const place = placeOf({ path, action: 'replace' } as unknown as RawDiff, saved, path.slice(0, 3))
     const { pointer, keyword } = dataPointer(place.schemaPath)
-    const where = `${place.place} ${pointer === '' ? '/' : pointer}${keyword.length === 0 ? '' : ` ${keyword.join('/')}`}`
+    const where = named ?? `${place.place} ${pointer === '' ? '/' : pointer}${keyword.length === 0 ? '' : ` ${keyword.join('/')}`}`
     const operation = operationName(path[1], String(path[2]))
-    const request = place.side === 'request'
+    const request = named !== undefined || place.side === 'request'
     for (const rule of gone) {
       const wider = added.find((other) => widensUnion(rule, other))
       if (wider !== undefined) {
