@@ -24,6 +24,8 @@ interface Ledger {
   readonly queued?: boolean
   /** Subscribers to render for (default: one pinned to each version). */
   readonly subscribers?: boolean
+  /** An application hook that renders `request.seen` for every request, before the capture's first hook. */
+  readonly seenIn?: 'onRequest' | 'preParsing' | 'preValidation'
 }
 
 /** A builder of fresh ledger applications. */
@@ -44,9 +46,13 @@ function ledger (options: Ledger = {}, capture: CaptureExchangesOptions = { ever
     const app = Fastify()
     await app.register(fastifyVersioner, { versions, captureExchanges: capture })
     for (const name of ['invoice.paid', 'invoice.voided']) app.versioner.webhooks.add({ name, body: InvoiceEvent })
+    app.versioner.webhooks.add({ name: 'request.seen', body: Type.Object({ url: Type.String() }) })
     const invoices = new Map<string, Static>()
     const send = async (type: string, invoice: Static): Promise<void> => {
       await app.versioner.webhooks.render(type, { id: `evt_${randomUUID()}`, type, data: invoice }, { subscribers })
+    }
+    if (options.seenIn !== undefined) {
+      app.addHook(options.seenIn, async (request: { url: string }) => { await app.versioner.webhooks.render('request.seen', { url: request.url }, { subscribers }) })
     }
     // A queue of its own: drained on a timer set when the application is built, outside any request.
     const queue: Static[] = []
@@ -173,6 +179,18 @@ test('replay --handlers: invoice.paid rendered where voiding recorded none is a 
   // Recorded without a subscriber, the file holds no render: the exchanges still say what they rendered.
   const silent = await traffic(ledger({ subscribers: false }))
   t.equal((await findings(silent, ledger({ paidOnVoid: true, subscribers: false }))).filter((text) => VOID.test(text)).length, 3)
+})
+
+test('replay --handlers: a render of an application hook running before the recorded window (onRequest, preParsing, preValidation) is no finding', async (t) => {
+  for (const seenIn of ['onRequest', 'preParsing', 'preValidation'] as const) {
+    const lines = await traffic(ledger({ seenIn }))
+    const read = readTraffic(lines.join('\n'))
+    t.ok(read.deliveries.some(({ delivery }) => delivery.webhook.name === 'request.seen'), `${seenIn}: the hook renders`)
+    t.notOk(read.exchanges.some(({ exchange }) => exchange.renders?.some((render) => render.name === 'request.seen')), `${seenIn}: counted for no exchange`)
+    t.same(await findings(lines, ledger({ seenIn })), [], `${seenIn}: no finding`)
+    // The mistake is still found where the hook renders too.
+    t.equal((await findings(lines, ledger({ seenIn, paidOnVoid: true }))).filter((text) => VOID.test(text)).length, 3, `${seenIn}: the mistake`)
+  }
 })
 
 test('replay --handlers: traffic recorded with a sampleRate below 1 has no finding on the correct ledger; a sampled exchange still shows the mistake', async (t) => {
