@@ -8,7 +8,7 @@ import {
   ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, HeadVersion, schema, Version, VersionBundle, VersionChange,
   type RequestInfo, type ResponseInfo, type VersionChangeClass
 } from '../../plugin'
-import type { VerifyFindings } from '../../tools'
+import { verify, type VerifyFindings } from '../../tools'
 import { versionedApp, type Teardown } from './apps'
 
 /** A ready app whose only version change is `change` (2001-01-01, over 2000-01-01), serving `routes`. */
@@ -49,4 +49,57 @@ export function renamedField (type: TSchema, convert: (value: unknown) => unknow
     }
   }
   return { Thing, change: OldBecameRenamed }
+}
+
+/** A converter of a test: takes a value as a converter receives it. */
+
+export type Convert = (value: any) => unknown
+
+/** `POST /things` taking `Thing` and answering `{ id }`, `GET /things` answering `Thing`: one way only, no round trip. */
+export function oneWay (Thing: TSchema) {
+  return (api: FastifyInstance): void => {
+    api.post('/things', { schema: { body: Thing, response: { 201: Type.Object({ id: Type.String() }) } } }, async () => ({ id: 't1' }))
+    api.get('/things', { schema: { response: { 200: Thing } } }, async () => { throw new Error('not served in verify') })
+  }
+}
+
+/** `POST /things` taking `Thing` and answering it: a round trip. */
+export function roundTrip (Thing: TSchema) {
+  return (api: FastifyInstance): void => {
+    api.post('/things', { schema: { body: Thing, response: { 200: Thing } } }, async (request) => request.body)
+  }
+}
+
+/** A field renamed from `old` to `renamed` (its type unchanged), its value converted by `convert` both ways: the findings on one line each. */
+export async function renamed (t: Teardown, type: TSchema, convert: Convert, routes = oneWay): Promise<string[]> {
+  const { Thing, change } = renamedField(type, convert)
+  return summary(await verify(await appWith(t, change, routes(Thing)), { examples: 1 }))
+}
+
+/** A field `value` not renamed that the request converter of a change renaming another field (`ref` to `reference`) converts. */
+export async function convertedFindings (t: Teardown, type: TSchema, convert: Convert, routes = roundTrip): Promise<VerifyFindings> {
+  const Thing = Type.Object({ reference: Type.String(), value: type }, { $id: 'Thing' })
+  class RefBecameReference extends VersionChange {
+    description = 'ref became reference.'
+    instructionsToMigrateToPreviousVersion = [schema(Thing).field('reference').had({ name: 'ref' })]
+
+    @ConvertRequestToNextVersionFor(Thing)
+    up (request: RequestInfo) {
+      request.body.reference = request.body.ref
+      request.body.value = convert(request.body.value)
+      delete request.body.ref
+    }
+
+    @ConvertResponseToPreviousVersionFor(Thing)
+    down (response: ResponseInfo) {
+      response.body.ref = response.body.reference
+      delete response.body.reference
+    }
+  }
+  return await verify(await appWith(t, RefBecameReference, routes(Thing)), { examples: 1 })
+}
+
+/** {@link convertedFindings}, each on one line. */
+export async function converted (t: Teardown, type: TSchema, convert: Convert, routes = roundTrip): Promise<string[]> {
+  return summary(await convertedFindings(t, type, convert, routes))
 }

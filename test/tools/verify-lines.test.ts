@@ -3,20 +3,16 @@
 // Each is found on a round trip, all but the last one way on a renamed field, and the first line one way anywhere;
 // converters that carry the string whole, or split a name at a space or a tab and join it again, stay clean.
 import { test } from 'tap'
-import type { FastifyInstance } from 'fastify'
 import { Type, type TSchema } from '@sinclair/typebox'
 import {
-  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, schema, VersionChange, type RequestInfo, type ResponseInfo
+  ConvertRequestToNextVersionFor, schema, VersionChange, type RequestInfo
 } from '../../plugin'
-import { verify, type VerifyFindings } from '../../tools'
-import type { Teardown } from '../helpers/apps'
-import { appWith, renamedField, summary } from '../helpers/verify-apps'
+import { verify } from '../../tools'
+import { appWith, converted, convertedFindings, oneWay, renamed, renamedField, summary, type Convert } from '../helpers/verify-apps'
 import { sentinelFor } from '../../lib/tools/boundary-strings'
 import { BOUNDARIES } from '../../lib/tools/boundary-values'
 import { generateExamples } from '../../lib/tools/example-generation'
 import Ajv from 'ajv'
-
-type Convert = (value: any) => unknown
 
 /** The converters of this suite: damaging ones, and ones that carry the value whole. */
 const firstLine: Convert = (value: string) => value.split('\n')[0]
@@ -35,55 +31,6 @@ const lossy: Array<[string, Convert]> = [
   ['each whitespace character made a space', whitespaceMadeSpaces],
   ['normalize("NFC")', nfc]
 ]
-
-/** `POST /things` taking `Thing` and answering `{ id }`, `GET /things` answering `Thing`: one way only, no round trip. */
-function oneWay (Thing: TSchema) {
-  return (api: FastifyInstance): void => {
-    api.post('/things', { schema: { body: Thing, response: { 201: Type.Object({ id: Type.String() }) } } }, async () => ({ id: 't1' }))
-    api.get('/things', { schema: { response: { 200: Thing } } }, async () => { throw new Error('not served in verify') })
-  }
-}
-
-/** `POST /things` taking `Thing` and answering it: a round trip. */
-function roundTrip (Thing: TSchema) {
-  return (api: FastifyInstance): void => {
-    api.post('/things', { schema: { body: Thing, response: { 200: Thing } } }, async (request) => request.body)
-  }
-}
-
-/** A field renamed from `old` to `renamed` (its type unchanged), its value converted by `convert` both ways. */
-async function renamed (t: Teardown, type: TSchema, convert: Convert, routes = oneWay): Promise<string[]> {
-  const { Thing, change } = renamedField(type, convert)
-  return summary(await verify(await appWith(t, change, routes(Thing)), { examples: 1 }))
-}
-
-/** A field `value` not renamed that the request converter of a change renaming another field (`ref` to `reference`) converts. */
-async function convertedFindings (t: Teardown, type: TSchema, convert: Convert, routes = roundTrip): Promise<VerifyFindings> {
-  const Thing = Type.Object({ reference: Type.String(), value: type }, { $id: 'Thing' })
-  class RefBecameReference extends VersionChange {
-    description = 'ref became reference.'
-    instructionsToMigrateToPreviousVersion = [schema(Thing).field('reference').had({ name: 'ref' })]
-
-    @ConvertRequestToNextVersionFor(Thing)
-    up (request: RequestInfo) {
-      request.body.reference = request.body.ref
-      request.body.value = convert(request.body.value)
-      delete request.body.ref
-    }
-
-    @ConvertResponseToPreviousVersionFor(Thing)
-    down (response: ResponseInfo) {
-      response.body.ref = response.body.reference
-      delete response.body.reference
-    }
-  }
-  return await verify(await appWith(t, RefBecameReference, routes(Thing)), { examples: 1 })
-}
-
-/** {@link convertedFindings}, each on one line. */
-async function converted (t: Teardown, type: TSchema, convert: Convert, routes = roundTrip): Promise<string[]> {
-  return summary(await convertedFindings(t, type, convert, routes))
-}
 
 test('one way, a renamed field whose converters change its tabs, line breaks or normalization is found in requests and responses', async (t) => {
   const both = ['POST /things 2000-01-01 request lost body/old after OldBecameRenamed (2001-01-01) by OldBecameRenamed.up', 'GET /things 2000-01-01 response lost response 200/renamed after OldBecameRenamed (2001-01-01) by OldBecameRenamed.down']

@@ -3,14 +3,12 @@
 // `maxLength` leaves room for two short words only. Each is found one way on a renamed field and on a round trip;
 // converters that reformat on purpose (units, an enum) and ones that carry the strings whole stay clean.
 import { test } from 'tap'
-import type { FastifyInstance } from 'fastify'
 import { Type, type TSchema } from '@sinclair/typebox'
 import {
   ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, schema, VersionChange, type RequestInfo, type ResponseInfo
 } from '../../plugin'
 import { verify } from '../../tools'
-import type { Teardown } from '../helpers/apps'
-import { appWith, renamedField, summary } from '../helpers/verify-apps'
+import { appWith, converted, oneWay, renamed, roundTrip, summary, type Convert } from '../helpers/verify-apps'
 import { sentinelFor } from '../../lib/tools/boundary-strings'
 import { BOUNDARIES } from '../../lib/tools/boundary-values'
 import { generateExamples } from '../../lib/tools/example-generation'
@@ -20,8 +18,6 @@ import { keptChange } from '../../lib/tools/renamed-values'
 import { shown } from '../../lib/tools/value-comparison'
 import addFormats from 'ajv-formats'
 
-type Convert = (value: any) => unknown
-
 /** The converters of this suite: damaging ones, and ones that carry the value whole. */
 const trimmed: Convert = (value: string) => value.trim()
 const collapsed: Convert = (value: string) => value.replace(/\s+/g, ' ')
@@ -29,50 +25,6 @@ const folded: Convert = (value: string) => value.toLowerCase()
 const blankMadeEmpty: Convert = (value: string) => value.trim() === '' ? '' : value
 const firstWord: Convert = (value: string) => value.split(' ')[0]
 const carried: Convert = (value) => value
-
-/** `POST /things` taking `Thing` and answering `{ id }`, `GET /things` answering `Thing`: one way only, no round trip. */
-function oneWay (Thing: TSchema) {
-  return (api: FastifyInstance): void => {
-    api.post('/things', { schema: { body: Thing, response: { 201: Type.Object({ id: Type.String() }) } } }, async () => ({ id: 't1' }))
-    api.get('/things', { schema: { response: { 200: Thing } } }, async () => { throw new Error('not served in verify') })
-  }
-}
-
-/** `POST /things` taking `Thing` and answering it: a round trip. */
-function roundTrip (Thing: TSchema) {
-  return (api: FastifyInstance): void => {
-    api.post('/things', { schema: { body: Thing, response: { 200: Thing } } }, async (request) => request.body)
-  }
-}
-
-/** A field renamed from `old` to `renamed` (its type unchanged), its value converted by `convert` both ways. */
-async function renamed (t: Teardown, type: TSchema, convert: Convert, routes = oneWay): Promise<string[]> {
-  const { Thing, change } = renamedField(type, convert)
-  return summary(await verify(await appWith(t, change, routes(Thing)), { examples: 1 }))
-}
-
-/** A field `value` not renamed that the request converter of a change renaming another field (`ref` to `reference`) converts. */
-async function converted (t: Teardown, type: TSchema, convert: Convert, routes = roundTrip): Promise<string[]> {
-  const Thing = Type.Object({ reference: Type.String(), value: type }, { $id: 'Thing' })
-  class RefBecameReference extends VersionChange {
-    description = 'ref became reference.'
-    instructionsToMigrateToPreviousVersion = [schema(Thing).field('reference').had({ name: 'ref' })]
-
-    @ConvertRequestToNextVersionFor(Thing)
-    up (request: RequestInfo) {
-      request.body.reference = request.body.ref
-      request.body.value = convert(request.body.value)
-      delete request.body.ref
-    }
-
-    @ConvertResponseToPreviousVersionFor(Thing)
-    down (response: ResponseInfo) {
-      response.body.ref = response.body.reference
-      delete response.body.reference
-    }
-  }
-  return summary(await verify(await appWith(t, RefBecameReference, routes(Thing)), { examples: 1 }))
-}
 
 const Email = Type.String({ format: 'email' })
 const Short = Type.String({ maxLength: 20 })
