@@ -19,7 +19,8 @@ function asBase (constructor: FastifyErrorConstructor<{ code: string }, [string]
 export const VersionerStructureError = createError<'FST_VERSIONER_STRUCTURE', 500, [message: string]>('FST_VERSIONER_STRUCTURE', '%s', 500)
 
 /**
- * A schema or enum instruction cannot apply to the schema as it stands in that version.
+ * A schema or enum instruction cannot apply to the schema as it stands in that version, or gives a keyword or attribute
+ * the application's Ajv does not know (a misspelling such as `optinal`: decision 0161).
  * @example `schema(User).field('nickname').didntExist` without `nickname`
  */
 export const InvalidGenerationInstructionError = createError<'FST_VERSIONER_INVALID_GENERATION_INSTRUCTION', 500, [message: string]>(
