@@ -103,3 +103,27 @@ export async function convertedFindings (t: Teardown, type: TSchema, convert: Co
 export async function converted (t: Teardown, type: TSchema, convert: Convert, routes = roundTrip): Promise<string[]> {
   return summary(await convertedFindings(t, type, convert, routes))
 }
+
+/**
+ * The findings on `GET /things` whose query parameter or header `name` (of `type`) was `old-${name}`, the request
+ * converter renaming it and passing its value through `convert`.
+ */
+export async function renamedParameter (t: Teardown, part: 'querystring' | 'headers', name: string, type: TSchema, convert: (value: string) => string): Promise<string[]> {
+  const Search = Type.Object({ [name]: Type.Optional(type) }, { $id: `Search${part}` })
+  class SearchRenamed extends VersionChange {
+    description = 'the search parameter was renamed.'
+    instructionsToMigrateToPreviousVersion = [schema(Search).field(name).had({ name: `old-${name}` })]
+
+    @ConvertRequestToNextVersionFor('/things', ['GET'])
+    up (request: RequestInfo) {
+      const carrier = request[part === 'querystring' ? 'queryParams' : 'headers'] as Record<string, string | undefined>
+      const old = carrier[`old-${name}`]
+      if (old !== undefined) carrier[name] = convert(old)
+      delete carrier[`old-${name}`]
+    }
+  }
+  const app = await appWith(t, SearchRenamed, (api) => {
+    api.get('/things', { schema: { [part]: Search, response: { 200: Type.Object({ id: Type.String() }) } } }, async () => ({ id: 't1' }))
+  })
+  return summary(await verify(app, { examples: 1 }))
+}

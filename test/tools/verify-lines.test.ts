@@ -4,11 +4,8 @@
 // converters that carry the string whole, or split a name at a space or a tab and join it again, stay clean.
 import { test } from 'tap'
 import { Type, type TSchema } from '@sinclair/typebox'
-import {
-  ConvertRequestToNextVersionFor, schema, VersionChange, type RequestInfo
-} from '../../plugin'
 import { verify } from '../../tools'
-import { appWith, converted, convertedFindings, oneWay, renamed, renamedField, summary, type Convert } from '../helpers/verify-apps'
+import { appWith, converted, convertedFindings, oneWay, renamed, renamedField, renamedParameter, type Convert } from '../helpers/verify-apps'
 import { sentinelFor } from '../../lib/tools/boundary-strings'
 import { BOUNDARIES } from '../../lib/tools/boundary-values'
 import { generateExamples } from '../../lib/tools/example-generation'
@@ -86,22 +83,6 @@ test('the lines strings fit maxLength and minLength, are replayed only where a s
 
 test('a header is not sent lines (it holds no line break); a renamed query parameter is, and its first line kept is found', async (t) => {
   for (const [part, name, found] of [['querystring', 'search', true], ['headers', 'x-search', false]] as const) {
-    const Search = Type.Object({ [name]: Type.Optional(Type.String({ maxLength: 16 })) }, { $id: `Search${part}` })
-    class SearchRenamed extends VersionChange {
-      description = 'the search parameter was renamed.'
-      instructionsToMigrateToPreviousVersion = [schema(Search).field(name).had({ name: `old-${name}` })]
-
-      @ConvertRequestToNextVersionFor('/things', ['GET'])
-      up (request: RequestInfo) {
-        const carrier = request[part === 'querystring' ? 'queryParams' : 'headers'] as Record<string, string | undefined>
-        const old = carrier[`old-${name}`]
-        if (old !== undefined) carrier[name] = old.split('\n')[0]
-        delete carrier[`old-${name}`]
-      }
-    }
-    const app = await appWith(t, SearchRenamed, (api) => {
-      api.get('/things', { schema: { [part]: Search, response: { 200: Type.Object({ id: Type.String() }) } } }, async () => ({ id: 't1' }))
-    })
-    t.same(summary(await verify(app, { examples: 1 })), found ? [`GET /things 2000-01-01 request lost ${part}/old-${name} after SearchRenamed (2001-01-01) by SearchRenamed.up`] : [], part)
+    t.same(await renamedParameter(t, part, name, Type.String({ maxLength: 16 }), (old) => old.split('\n')[0]), found ? [`GET /things 2000-01-01 request lost ${part}/old-${name} after SearchRenamed (2001-01-01) by SearchRenamed.up`] : [], part)
   }
 })
