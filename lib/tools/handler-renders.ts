@@ -1,67 +1,82 @@
 /**
- * `replay --handlers` of the webhooks each exchange renders (decision 0177): each request is sent to a fresh application
- * inside an async context naming its exchange, so that a `webhooks.render()` call its handling makes (awaited or not,
- * in a hook or a timer it set) is told from one of a timer or a queue the application runs on its own. Only a call made
- * once its handler has started counts (Fastify's `tracing:fastify.request.handler:start`): a render of an application
- * hook running earlier (`onRequest`, `preParsing`, `preValidation`) is outside the window a recording counts, which
- * starts when the capture's first hook runs (decision 0199). An exchange recorded with `renders` (the webhooks
- * rendered while it was served, sampled or not) is a finding when both applications render a webhook more times for
- * it than it records: an event its subscribers never received.
+ * `replay --handlers` of the webhooks each exchange renders (decisions 0177, 0211): each request is sent to a fresh
+ * application inside an async context naming its exchange, so that a `webhooks.render()` call its handling makes
+ * (awaited or not, in a hook or a timer it set) is told from one of a timer or a queue the application runs on its own.
+ * A call counts over the window a recording counts: from the moment the versioner picks the request's version (it
+ * publishes `fastify-versioner:served` right after the capture's first hook), so a `preHandler` hook's render counts
+ * and an `onRequest`, `preParsing` or application `preValidation` hook's does not, until its reply is written (an
+ * `onResponse` hook's render does not count). An exchange recorded with `renders` (the webhooks rendered while it was
+ * served, sampled or not) is a finding when both applications render a webhook more times for it than it records: an
+ * event its subscribers never received.
  * @module
  */
 import { AsyncLocalStorage } from 'node:async_hooks'
 import diagnosticsChannel from 'node:diagnostics_channel'
+import type { FastifyReply } from 'fastify'
 import type { HandlerExchange } from './handler-replay'
 import type { ReplayFinding } from './replay-report'
 
-/** The exchange a request is sent for, until its answer is in; `handled` once its handler has started. */
+/** The exchange a request is sent for, until its answer is in; `served` once its version is picked, `reply` once its handler started. */
 interface Sending {
   readonly index: number
   open: boolean
-  handled: boolean
+  served: boolean
+  reply?: FastifyReply
 }
 
 /** The exchange being sent, in the async context of its request (the replay's own process only). */
 const sending = new AsyncLocalStorage<Sending>()
 
-/** Fastify's channel published as a route's handler starts, in the async context of its request. */
+/** The versioner's channel published as it picks a request's version (right after the capture's first hook), in its async context. */
+const SERVED = 'fastify-versioner:served'
+
+/** Fastify's channel published as a route's handler starts (with its reply), in the async context of its request. */
 const HANDLER_STARTS = 'tracing:fastify.request.handler:start'
 
-/** Marks the exchange whose request's handler starts (none outside a replay's sending). */
-function handlerStarts (): void {
+/** Opens the window of the exchange whose request's version is picked (none outside a replay's sending). */
+function served (): void {
   const store = sending.getStore()
-  if (store !== undefined) store.handled = true
+  if (store !== undefined) store.served = true
+}
+
+/** Notes the reply of the exchange whose request's handler starts, to close its window once the reply is written. */
+function handlerStarts (message: unknown): void {
+  const store = sending.getStore()
+  if (store !== undefined) store.reply = (message as { reply: FastifyReply }).reply
 }
 
 /**
  * Sends exchange `index`: `work` (an `inject` started within: its lazy promise form, started where it is awaited, would
- * lose the context) runs in its context; a render is its exchange's from its handler's start until the answer is in.
- * Fastify publishes the handler's start only while the channel has a subscriber: only while the replay sends.
+ * lose the context) runs in its context; a render is its exchange's from its version's picking until its reply is
+ * written (the answer in, where no handler ran). The versioner and Fastify publish on those channels only while they
+ * have a subscriber: only while the replay sends.
  * @example
  * ```ts
  * const response = await whileSending(index, async () => await injected(root, request))
  * ```
  */
 export async function whileSending<T> (index: number, work: () => Promise<T>): Promise<T> {
-  const store: Sending = { index, open: true, handled: false }
+  const store: Sending = { index, open: true, served: false }
+  diagnosticsChannel.subscribe(SERVED, served)
   diagnosticsChannel.subscribe(HANDLER_STARTS, handlerStarts)
   try {
     return await sending.run(store, work)
   } finally {
     store.open = false
+    diagnosticsChannel.unsubscribe(SERVED, served)
     diagnosticsChannel.unsubscribe(HANDLER_STARTS, handlerStarts)
   }
 }
 
 /**
- * The exchange whose request the current code serves, once its handler has started (by its index in the exchanges
- * sent), or `undefined` outside one (a hook before its handler, a timer or a queue of the application's own, a render
- * made after the answer was in).
+ * The exchange whose request the current code serves, within its window (by its index in the exchanges sent), or
+ * `undefined` outside one (a hook before its version is picked, a timer or a queue of the application's own, a render
+ * made once its reply was written).
  * @example `calls.push({ key, event, exchange: sentFor() })`
  */
 export function sentFor (): number | undefined {
   const store = sending.getStore()
-  return store?.open === true && store.handled ? store.index : undefined
+  return store?.open === true && store.served && store.reply?.raw.writableEnded !== true ? store.index : undefined
 }
 
 /** A render call of a fresh application: its API's name, its webhook (`METHOD name`), its event, and the exchange it was made for. */

@@ -24,8 +24,8 @@ interface Ledger {
   readonly queued?: boolean
   /** Subscribers to render for (default: one pinned to each version). */
   readonly subscribers?: boolean
-  /** An application hook that renders `request.seen` for every request, before the capture's first hook. */
-  readonly seenIn?: 'onRequest' | 'preParsing' | 'preValidation'
+  /** An application hook that renders `request.seen` for every request: before the recorded window, within it, or after it. */
+  readonly seenIn?: 'onRequest' | 'preParsing' | 'preValidation' | 'preHandler' | 'onResponse'
 }
 
 /** A builder of fresh ledger applications. */
@@ -191,6 +191,24 @@ test('replay --handlers: a render of an application hook running before the reco
     // The mistake is still found where the hook renders too.
     t.equal((await findings(lines, ledger({ seenIn, paidOnVoid: true }))).filter((text) => VOID.test(text)).length, 3, `${seenIn}: the mistake`)
   }
+})
+
+test('replay --handlers: request.seen newly rendered by a preHandler hook is a finding on every exchange', async (t) => {
+  const lines = await traffic(ledger())
+  const seen = /^line (\d+): POST \/invoices\S* \((2000|2001)-01-01\): answer webhooks\/request\.seen: the recording shows 0 render\(s\) of webhook request\.seen \(POST\) while it was served, the handlers of a fresh application now render 1: /
+  const found = await findings(lines, ledger({ seenIn: 'preHandler' }))
+  t.same(found.map((text) => Number(seen.exec(text)?.[1])), linesOf(lines, ''), found.join('\n'))
+  // Recorded with the hook, the same application has no finding.
+  const build = ledger({ seenIn: 'preHandler' })
+  t.same(await findings(await traffic(build), build), [])
+})
+
+test('replay --handlers: a render of an onResponse hook, after the recorded window, is no finding; the mistake is still found', async (t) => {
+  const lines = await traffic(ledger({ seenIn: 'onResponse' }))
+  const read = readTraffic(lines.join('\n'))
+  t.ok(read.deliveries.some(({ delivery }) => delivery.webhook.name === 'request.seen'), 'the hook renders')
+  t.same(await findings(lines, ledger({ seenIn: 'onResponse' })), [])
+  t.equal((await findings(lines, ledger({ seenIn: 'onResponse', paidOnVoid: true }))).filter((text) => VOID.test(text)).length, 3, 'the mistake')
 })
 
 test('replay --handlers: traffic recorded with a sampleRate below 1 has no finding on the correct ledger; a sampled exchange still shows the mistake', async (t) => {
