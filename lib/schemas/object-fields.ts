@@ -46,8 +46,9 @@ export function editField (field: FieldState, instruction: FieldHadInstruction, 
     for (const keyword of ANNOTATIONS) {
       if (keyword in current && !(keyword in instruction.type) && !(keyword in instruction.keywords)) carried[keyword] = current[keyword]
     }
-    // Another type, the same field: its identity and HEAD name stay (a child's override of it finds it by that name).
-    next = { ...field, type: instruction.type, optional: optionalOf(field), set: carried, unset: [] }
+    // Another type, the same field: its identity and HEAD name stay (a child's override of it finds it by that name). A
+    // type marked `Type.Optional` says the field was optional, as it does in `existedAs`; otherwise it keeps its optionality.
+    next = { ...field, type: instruction.type, optional: isOptional(instruction.type) || optionalOf(field), set: carried, unset: [] }
   }
   const keywords = Object.entries(instruction.keywords)
   if (keywords.length > 0) {
