@@ -37,8 +37,9 @@ export function editField (field: FieldState, instruction: FieldHadInstruction, 
   let next: FieldState = field
   if (instruction.type !== undefined) {
     const current = keywordsOf(field)
-    // What it validates, whichever TypeBox (or none) wrote either: a spread copy holds no TypeBox 1.x kind.
-    if (deepEqual(withoutAnnotations(instruction.type), withoutAnnotations(current as TSchema), false)) {
+    // What it validates, whichever TypeBox (or none) wrote either: a spread copy holds no TypeBox 1.x kind. The same
+    // type marked `Type.Optional` makes a required field optional: a change.
+    if (deepEqual(withoutAnnotations(instruction.type), withoutAnnotations(current as TSchema), false) && !(isOptional(instruction.type) && !optionalOf(field))) {
       fail(`the field '${instruction.field}' of ${schemaName} already has type ${describeValue(instruction.type)}.`)
     }
     const carried: Record<string, unknown> = {}
