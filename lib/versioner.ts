@@ -17,6 +17,7 @@ import { buildRouteTable, type VersionedRouteInfo } from './routes/route-table'
 import { VersionedSchemas } from './schemas/versioned-schemas'
 import { kBundleInternals, kRequestState, kToolFacts, kVersionerState, type ToolFacts } from './core/symbols'
 import { checkComponentNames, checkMethods, checkUsage } from './routes/usage-checks'
+import { checkRelativeReferences } from './routes/relative-refs'
 import { checkInstructionUsage } from './routes/instruction-usage'
 import { checkWebhookNames, Webhooks, webhookTimeline } from './routes/webhooks'
 import { createWebhookRenderer } from './serve/webhook-render'
@@ -228,7 +229,7 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
       webhooks.seal()
       for (const webhook of webhooks.list()) webhook.timeline = webhookTimeline(webhook, state.log, state.options.retiring)
       checkWebhookNames(webhooks.list(), state.generation.levels)
-      for (const check of [checkUsage, checkInstructionUsage, checkComponentNames]) check(state, webhooks.list())
+      for (const check of [checkRelativeReferences, checkUsage, checkInstructionUsage, checkComponentNames]) check(state, webhooks.list())
       checkFieldInstructions(state, appAjvSetup(fastify))
       if (resolved.captureExchanges !== undefined) warnUndeclaredPointers(state, resolved.captureExchanges.redaction.pointers, webhooks.list())
       state.ready = true

@@ -37,8 +37,9 @@ export function editField (field: FieldState, instruction: FieldHadInstruction, 
   let next: FieldState = field
   if (instruction.type !== undefined) {
     const current = keywordsOf(field)
-    // What it validates, whichever TypeBox (or none) wrote either: a spread copy holds no TypeBox 1.x kind.
-    if (deepEqual(withoutAnnotations(instruction.type), withoutAnnotations(current as TSchema), false)) {
+    // What it validates, whichever TypeBox (or none) wrote either: a spread copy holds no TypeBox 1.x kind. The same
+    // type marked `Type.Optional` makes a required field optional: a change.
+    if (deepEqual(withoutAnnotations(instruction.type), withoutAnnotations(current as TSchema), false) && !(isOptional(instruction.type) && !optionalOf(field))) {
       fail(`the field '${instruction.field}' of ${schemaName} already has type ${describeValue(instruction.type)}.`)
     }
     const carried: Record<string, unknown> = {}
@@ -46,8 +47,9 @@ export function editField (field: FieldState, instruction: FieldHadInstruction, 
     for (const keyword of ANNOTATIONS) {
       if (keyword in current && !(keyword in instruction.type) && !(keyword in instruction.keywords)) carried[keyword] = current[keyword]
     }
-    // Another type, the same field: its identity and HEAD name stay (a child's override of it finds it by that name).
-    next = { ...field, type: instruction.type, optional: optionalOf(field), set: carried, unset: [] }
+    // Another type, the same field: its identity and HEAD name stay (a child's override of it finds it by that name). A
+    // type marked `Type.Optional` says the field was optional, as it does in `existedAs`; otherwise it keeps its optionality.
+    next = { ...field, type: instruction.type, optional: isOptional(instruction.type) || optionalOf(field), set: carried, unset: [] }
   }
   const keywords = Object.entries(instruction.keywords)
   if (keywords.length > 0) {

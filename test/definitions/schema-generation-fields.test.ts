@@ -93,6 +93,21 @@ test('had({ optional }) makes a field optional or required', async (t) => {
   t.strictSame(await statuses(t, Profile, [{ id: '1', avatar: 'a.png' }, { id: '1', bio: 'hi' }]), [400, 200])
 })
 
+test('had({ type }) with a type marked Type.Optional says the field was optional, as existedAs reads it', async (t) => {
+  const Order = Type.Object({ id: Type.String(), coupon: Type.String(), note: Type.String(), memo: Type.String(), tag: Type.String() }, { $id: 'Order' })
+  const old = oldSchemas([
+    schema(Order).field('coupon').had({ type: Type.Optional(Type.Integer()) }),
+    schema(Order).field('tag').had({ type: Type.Optional(Type.String()) }),
+    schema(Order).field('note').had({ type: typebox1({ type: 'integer' }, { '~kind': 'Integer', '~optional': true }) }),
+    schema(Order).field('memo').had({ type: Type.Optional(Type.Integer()), optional: false })
+  ]).get(Order)
+  t.strictSame(requiredOf(old), ['id', 'memo'], 'optional: false given beside it wins')
+  t.ok(TypeGuard.IsOptional(prop(old, 'coupon')))
+  t.strictSame(plain(prop(old, 'tag')), { type: 'string' }, 'the same type marked optional is a change: the field was optional')
+  t.strictSame(await statuses(t, old, [{ id: '1', memo: 1 }, { id: '1', coupon: 5, note: 2, memo: 1 }, { id: '1', coupon: 'a', memo: 1 }]), [200, 200, 400],
+    'an old client may leave out the fields that were optional')
+})
+
 test('had({ keyword }) sets keywords, changed or new, standard or not', async (t) => {
   const Account = Type.Object({
     handle: Type.String({ minLength: 2 }),

@@ -241,6 +241,45 @@ test('a plain JSON copy equal to two schemas without $id that instructions name 
   await t.rejects(async () => { await app.ready() }, { code: 'FST_VERSIONER_STRUCTURE', message: /\{ street \}.*addSchema.*equal to 2 schemas.*its own \$id/ })
 })
 
+test("regression: a $ref relative to its schema's URL $id ('address.json' in https://example.com/schemas/user.json) is FST_VERSIONER_STRUCTURE at ready: old versions missed or could not resolve its schema", async (t) => {
+  const base = 'https://example.com/schemas/'
+  /** An app whose User (changed or not) holds an Address (changed or not) through `ref`, each registered with addSchema under `ids`. */
+  const app = async (ids: { user: string, address: string }, ref: string, changed: 'address' | 'user') => {
+    const Address = Type.Object({ city: Type.String() }, { $id: ids.address })
+    const User = Type.Object({ name: Type.String(), address: Type.Unsafe<{ city: string }>({ $ref: ref }) }, { $id: ids.user })
+    class Renamed extends VersionChange {
+      description = 'The address had a town; the user a fullName.'
+      instructionsToMigrateToPreviousVersion = [changed === 'address' ? schema(Address).field('city').had({ name: 'town' }) : schema(User).field('name').had({ name: 'fullName' })]
+      @ConvertRequestToNextVersionFor(User)
+      up (request: RequestInfo) {
+        if (changed === 'address') request.body.address = { city: request.body.address.town }
+        else request.body = { name: request.body.fullName, address: request.body.address }
+      }
+    }
+    const application = Fastify()
+    t.teardown(() => application.close())
+    application.addSchema(Address)
+    await application.register(fastifyVersioner, { versions: new VersionBundle(new Version('2001-01-01', Renamed), new Version('2000-01-01')) })
+    await application.register(versioned(async (api) => {
+      api.post('/users', { schema: { body: User } }, async (request) => request.body)
+    }))
+    return application
+  }
+  const urls = { user: `${base}user.json`, address: `${base}address.json` }
+  for (const [ids, changed, full] of [[urls, 'address', `${base}address.json`], [urls, 'user', `${base}address.json`]] as const) {
+    await t.rejects(async () => { await (await app(ids, 'address.json', changed)).ready() }, {
+      code: 'FST_VERSIONER_STRUCTURE',
+      message: `POST /users: the $ref 'address.json' is relative to the $id '${ids.user}' of the schema holding it. fastify-versioner finds the schema ` +
+        `a $ref names by its exact $id, and gives a schema an older version changes another $id, so that version would miss the schema or not resolve it: write the $ref in full, '${full}'.`
+    }, `${changed} changed, ids ${ids.user}`)
+    // Written in full, the old version has its own address (a town) and user (a fullName).
+    const fixed = await app(ids, full, changed)
+    const payload = changed === 'address' ? { name: 'Ann', address: { town: 'Oslo' } } : { fullName: 'Ann', address: { city: 'Oslo' } }
+    const answer = await fixed.inject({ method: 'POST', url: '/users', headers: { 'x-api-version': '2000-01-01' }, payload })
+    t.strictSame([answer.statusCode, answer.json()], [200, { name: 'Ann', address: { city: 'Oslo' } }])
+  }
+})
+
 test("regression: a $ref written the Fastify way ('Address#') is rewritten", async (t) => {
   const { instruction } = addressSchemas()
   const Order = Type.Object({ shipping: Type.Unsafe({ $ref: 'Address#' }), billing: Type.Ref('Address') })
