@@ -161,7 +161,9 @@ export class ConverterPlanner {
         if (target.kind === 'path') {
           if (state === undefined || !pathConverterMatches(state, target)) continue
           const covers = state.methods.every((method) => target.methods.includes(method))
-          result.push({ converter, findOccurrences: undefined, methods: covers ? undefined : new Set(target.methods) })
+          // Fastify's HEAD twin of a GET is served as the GET: its requests pass the GET's converters too.
+          const twin = target.methods.includes('GET') && !state.methods.includes('HEAD') ? ['HEAD'] : []
+          result.push({ converter, findOccurrences: undefined, methods: covers ? undefined : new Set([...target.methods, ...twin]) })
           continue
         }
         let found = false

@@ -312,6 +312,48 @@ test('by-path request converters on multi-method routes run for the methods they
   t.same(await trail('PATCH', '/items/1', '2001-01-01'), [], 'nothing runs in the latest version')
 })
 
+test('regression: a HEAD request to a multi-method route holding GET ran none of the by-path converters naming GET, as its GET does', async (t) => {
+  class RenameSearchAndTotal extends VersionChange {
+    description = 'The q parameter was called search; the x-total header x-count.'
+    instructionsToMigrateToPreviousVersion = []
+
+    @ConvertRequestToNextVersionFor('/items', ['GET'])
+    qToSearch (request: RequestInfo) {
+      request.queryParams.search = request.queryParams.q
+      delete request.queryParams.q
+    }
+
+    @ConvertResponseToPreviousVersionFor('/items', ['GET'])
+    totalToCount (response: ResponseInfo) {
+      response.headers['x-count'] = response.headers['x-total']
+      delete response.headers['x-total']
+    }
+  }
+  const app = await versionedApp(t, twoVersions(RenameSearchAndTotal), async (api) => {
+    api.route({
+      method: ['GET', 'POST'],
+      url: '/items',
+      schema: { querystring: Type.Object({ search: Type.Optional(Type.String()) }) },
+      handler: async (request, reply) => {
+        reply.header('x-total', '3').header('x-searched', String((request.query as { search?: string }).search))
+        return [1, 2, 3]
+      }
+    })
+  })
+  await app.ready()
+
+  for (const method of ['GET', 'HEAD'] as const) {
+    const response = await app.inject({ method, url: '/items?q=ada', headers: v('2000-01-01') })
+    t.equal(response.statusCode, 200, method)
+    t.equal(response.headers['x-searched'], 'ada', `${method}: the handler reads the parameter the GET request converter renamed`)
+    t.equal(response.headers['x-count'], '3', `${method}: the GET response converter renamed the header`)
+    t.equal(response.headers['x-total'], undefined, `${method}: HEAD's header name is not sent`)
+  }
+  const post = await app.inject({ method: 'POST', url: '/items?q=ada', headers: v('2000-01-01') })
+  t.equal(post.headers['x-searched'], 'undefined', 'POST runs neither: they name GET only')
+  t.equal(post.headers['x-total'], '3')
+})
+
 test('by-schema converters whose schema no route uses fail at start-up, unless declared with checkUsage: false', async (t) => {
   const Used = Type.Object({ name: Type.String() })
   const Nickname = Type.Object({ nickname: Type.String() }, { $id: 'Nickname' })
