@@ -207,11 +207,17 @@ export function runSteps (steps: readonly ConverterStep[], info: { body: unknown
           if (at.state !== undefined) at.state.converting = true
           result.then((value) => {
             if (at.state !== undefined) at.state.converting = false
-            const ignored = ignoredReturn(step, info, value)
-            if (ignored !== undefined) return done(new ConverterFailure(step, ignored), undefined)
-            if (at.reply === undefined) dropUndefined(info.body, step.optionalKeys)
-            setOwn(holder, key, info.body)
-            next()
+            try {
+              const ignored = ignoredReturn(step, info, value)
+              if (ignored !== undefined) return done(new ConverterFailure(step, ignored), undefined)
+              if (at.reply === undefined) dropUndefined(info.body, step.optionalKeys)
+              setOwn(holder, key, info.body)
+              next()
+            } catch (error) {
+              // A write into a holder a converter froze (here, or a later step's, reported against this step): a
+              // failure, not an unhandled rejection that ends the process.
+              done(new ConverterFailure(step, error), undefined)
+            }
           }, (error: unknown) => {
             if (at.state !== undefined) at.state.converting = false
             done(new ConverterFailure(step, error), undefined)

@@ -354,3 +354,49 @@ test('a converter returning its info, its body or a value that is no object is s
     t.same([read.statusCode, read.json()], [200, { amount: 12.5, tax: { rate } }], `${name}: served`)
   }
 })
+
+test('regression: a write after an async converter that throws (a holder an earlier converter froze) crashed the process with an unhandled rejection', async (t) => {
+  const Line = Type.Object({ sku: Type.String() }, { $id: 'Line' })
+  const Order = Type.Object({ lines: Type.Array(Line) }, { $id: 'Order' })
+  class LinesWereFrozen extends VersionChange {
+    description = 'An older change freezes the list of lines it checked.'
+    instructionsToMigrateToPreviousVersion = []
+
+    @ConvertRequestToNextVersionFor(Order)
+    check (request: RequestInfo) { Object.freeze(request.body.lines) }
+  }
+  class SkusWereLowerCase extends VersionChange {
+    description = 'SKUs were lower case.'
+    instructionsToMigrateToPreviousVersion = []
+
+    // Replaces each line: writing it back into the frozen list throws, after the converter's promise settled.
+    @ConvertRequestToNextVersionFor(Line)
+    async upper (request: RequestInfo) {
+      await Promise.resolve()
+      request.body = { sku: String(request.body.sku).toUpperCase() }
+    }
+  }
+  const rejections: unknown[] = []
+  const onRejection = (reason: unknown): void => { rejections.push(reason) }
+  process.on('unhandledRejection', onRejection)
+  t.teardown(() => { process.off('unhandledRejection', onRejection) })
+  const { stream, entries } = captureLogs()
+  const app = await versionedApp(t, new VersionBundle(
+    new Version('2002-01-01', SkusWereLowerCase), new Version('2001-01-01', LinesWereFrozen), new Version('2000-01-01')
+  ), async (api) => {
+    api.post('/orders', { schema: { body: Order, response: { 200: Order } } }, async (request) => request.body)
+  }, { fastify: { logger: { level: 'error', stream } } })
+  const answer = await Promise.race([
+    app.inject({ method: 'POST', url: '/orders', headers: v('2000-01-01'), payload: { lines: [{ sku: 'ab-1' }] } }),
+    new Promise<undefined>((resolve) => { setTimeout(() => { resolve(undefined) }, 2000) })
+  ])
+  t.ok(answer, 'answered, not left hanging')
+  t.equal(answer?.statusCode, 500)
+  t.equal(answer?.json().code, 'FST_VERSIONER_CONVERTER_FAILED')
+  t.match(entries.find((entry) => entry.converter === 'SkusWereLowerCase.upper'), { level: 50, err: { message: /read only|frozen|Cannot assign/ } },
+    'logged, naming the converter whose write failed')
+  await new Promise((resolve) => setImmediate(resolve))
+  t.same(rejections, [], 'no unhandled rejection')
+  const newest = await app.inject({ method: 'POST', url: '/orders', headers: v('2002-01-01'), payload: { lines: [{ sku: 'AB-1' }] } })
+  t.equal(newest.statusCode, 200, 'another version is served as before')
+})
