@@ -94,7 +94,7 @@ export class VersionedRequestInfo implements RequestInfo {
       if (withCookies.cookies !== undefined) withCookies.cookies = this.cookieJar
     }
     for (const name of Object.keys(raw)) {
-      if (!(name in headers) || headers[name] === undefined) delete raw[name]
+      if (!Object.hasOwn(headers, name) || headers[name] === undefined) delete raw[name]
     }
     for (const [name, value] of Object.entries(headers)) {
       const key = name.toLowerCase()
@@ -160,7 +160,7 @@ export class VersionedResponseInfo implements ResponseInfo {
     if (this.headerCopy === undefined) return
     const current = this.reply.getHeaders() as Record<string, unknown>
     for (const name of Object.keys(current)) {
-      if (!(name in this.headerCopy) || this.headerCopy[name] === undefined) this.reply.removeHeader(name)
+      if (!Object.hasOwn(this.headerCopy, name) || this.headerCopy[name] === undefined) this.reply.removeHeader(name)
     }
     for (const [name, value] of Object.entries(this.headerCopy)) {
       const key = name.toLowerCase()

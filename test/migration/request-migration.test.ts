@@ -1260,3 +1260,31 @@ test('a query parameter a request converter leaves undefined is removed, as an o
   const withQ = await app.inject({ method: 'GET', url: '/search?q=shoes', headers: v('2000-01-01') })
   t.same(withQ.json(), { keys: ['search'] })
 })
+
+test('regression: a header named like an Object.prototype member (constructor) that a converter deletes is deleted, request and response', async (t) => {
+  class DroppedOddHeaders extends VersionChange {
+    description = 'Old clients sent a constructor header, which is no longer read; answers carried one.'
+    instructionsToMigrateToPreviousVersion = []
+
+    @ConvertRequestToNextVersionFor('/odd', ['GET'])
+    up (request: RequestInfo) { delete request.headers.constructor }
+
+    @ConvertResponseToPreviousVersionFor('/odd', ['GET'])
+    down (response: ResponseInfo) { delete response.headers.constructor }
+  }
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2001-01-01', DroppedOddHeaders), new Version('2000-01-01')) })
+  await app.register(versioned(async (api) => {
+    api.get('/odd', async (request, reply) => {
+      reply.header('constructor', 'head')
+      return { sent: Object.hasOwn(request.headers, 'constructor') }
+    })
+  }))
+  const old = await app.inject({ url: '/odd', headers: v('2000-01-01', { constructor: 'old' }) })
+  t.same(old.json(), { sent: false }, 'the handler does not see the deleted header')
+  t.notOk(Object.hasOwn(old.headers, 'constructor'), 'the answer does not carry the deleted header')
+  const newest = await app.inject({ url: '/odd', headers: v('2001-01-01', { constructor: 'new' }) })
+  t.same(newest.json(), { sent: true }, 'the newest version passes it through')
+  t.equal(newest.headers.constructor, 'head')
+})
