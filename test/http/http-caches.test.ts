@@ -38,7 +38,7 @@ class FullNameWasName extends VersionChange {
   }
 }
 
-/** A user whose name the test changes, answered as an object, as JSON text, and (for `u2`) as a 404. */
+/** A user whose name the test changes, answered as an object, as JSON text, and (for `u2`) as a 404; and with the handler's own tag. */
 async function cachedApp (t: Teardown, now: () => number, weak = false): Promise<{ app: FastifyInstance, rename: (name: string) => void }> {
   let name = 'Ada'
   const versions = new VersionBundle(new HeadVersion(), new Version('2002-01-01', FullNameWasName, { releasedAt: new Date(RELEASE).toISOString() }), new Version('2001-01-01'))
@@ -49,6 +49,13 @@ async function cachedApp (t: Teardown, now: () => number, weak = false): Promise
     api.get('/text/:id', { schema: schemaOf }, async (request, reply: FastifyReply) => (request.params as { id: string }).id === 'u1'
       ? await reply.type('application/json').send(JSON.stringify({ id: 'u1', fullName: name }))
       : await reply.code(404).type('application/json').send(JSON.stringify({ message: 'no such user' })))
+    // A tag the handler computes from the HEAD resource, holding the version served, as docs/serving.md asks.
+    api.get('/tagged/:id', { schema: schemaOf }, async (request, reply) => {
+      const tag = `"${name}-${request.apiVersion}"`
+      if (request.headers['if-none-match'] === tag) return await reply.code(304).header('etag', tag).send()
+      reply.header('etag', tag)
+      return { id: 'u1', fullName: name }
+    })
   }, { beforeVersioner: async (root) => { await root.register(etag, { weak }) }, versioner: { now } })
   return { app, rename: (next) => { name = next } }
 }
@@ -126,7 +133,7 @@ function variantCache (origin: string): (url: string, headers: Record<string, st
 }
 
 const operation = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ kind: fc.constant('get' as const), url: fc.constantFrom('/text/u1', '/text/u2', '/object/u1', '/object/u2'), value: fc.constantFrom('2001-01-01', '2001-06-01', '2002-01-01', '2002-06-01') }) },
+  { weight: 6, arbitrary: fc.record({ kind: fc.constant('get' as const), url: fc.constantFrom('/text/u1', '/text/u2', '/object/u1', '/object/u2', '/tagged/u1'), value: fc.constantFrom('2001-01-01', '2001-06-01', '2002-01-01', '2002-06-01') }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('rename' as const), name: fc.constantFrom('Ada', 'Grace') }) }
 )
 /** Requests and renames before the release instant, then after it. */
