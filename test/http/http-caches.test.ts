@@ -50,7 +50,7 @@ async function cachedApp (t: Teardown, now: () => number, weak = false): Promise
       ? await reply.type('application/json').send(JSON.stringify({ id: 'u1', fullName: name }))
       : await reply.code(404).type('application/json').send(JSON.stringify({ message: 'no such user' })))
     // A tag the handler computes from the HEAD resource, holding the version served, as docs/serving.md asks.
-    api.get('/tagged/:id', { schema: schemaOf }, async (request, reply) => {
+    api.get('/tagged/:id', { schema: schemaOf }, async (request, reply: FastifyReply) => {
       const tag = `"${name}-${request.apiVersion}"`
       if (request.headers['if-none-match'] === tag) return await reply.code(304).header('etag', tag).send()
       reply.header('etag', tag)
