@@ -1,6 +1,7 @@
 /**
  * Entity tags (RFC 9110 §8.8.3): a strong tag made from a representation's bytes, and the `If-None-Match` condition
- * (§13.1.2), which compares tags weakly (`W/"x"` matches `"x"`), takes a list, and `*` for any representation.
+ * (§13.1.2), which compares tags weakly (`W/"x"` matches `"x"`), takes a list, and `*` for any representation; the
+ * tag of a body an `onSend` hook sends in place of another (decision 0188).
  * @module
  */
 import { createHash } from 'node:crypto'
