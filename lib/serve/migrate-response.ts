@@ -19,6 +19,7 @@ import { processWarning } from '../core/warnings'
 import { ConverterFailedError, UnconvertibleResponseError } from '../core/errors'
 import { describeUnexpressible, unexpressibleValue } from '../routes/value-guards'
 import { copyAsWritten } from '../values/written-values'
+import { retagging } from '../core/entity-tags'
 
 /** True when some of `steps` would convert the body of a response of `status` (asked only for streams and buffers). */
 function needsBody (steps: readonly ConverterStep[], status: number): boolean {
@@ -177,7 +178,7 @@ export function createSendHook (
       // A text payload is the body of by-path converters; streams and buffers are on `raw` alone.
       const text = typeof payload === 'string' ? payload : undefined
       const info = new VersionedResponseInfo(reply, text, payload)
-      const sent = afterAwaiting(reply, done)
+      const sent = afterAwaiting(reply, retagging(request, reply, payload, done))
       runSteps(behaviour.rawSteps, info, text, { method: request.method, reply, state }, (converterFailure, body) => {
         const failure = failureAfterWriteBack(info, converterFailure)
         if (failure !== undefined) {
@@ -216,7 +217,7 @@ export function createSendHook (
       if (payload !== '') warnIfUnconverted(behaviour, status, reply)
       return done(null, payload)
     }
-    convertBody({ request, reply, state, behaviour, route, keyHolds: true }, body, payload, afterAwaiting(reply, done))
+    convertBody({ request, reply, state, behaviour, route, keyHolds: true }, body, payload, afterAwaiting(reply, retagging(request, reply, payload, done)))
   }
 }
 
