@@ -64,9 +64,14 @@ import { measureCorpus, measureOne, mutantsFolder, mutantTypeErrors, scoreOf, sc
 // amount without its currency, a line's description made optional with nothing filling it): 75.6 % (121 of 160: 75.625 %;
 // the 148 still 114, the 12 new 7), asserted rounded down; 76.2 % (122 of 160: 76.25 %) once check compared a rule a
 // request schema gains (decision 0196: the cross-field rule not instructed), asserted rounded down.
+// It grew a tenth time by 12 written blind over both apps (decision 0213: address ids numbered, a time helper called
+// the wrong way, discount lines spliced while iterating, line renames destructured the wrong way round, deleted
+// customers read as tombstones, a full page read as more, a payment key of an absent header, a converter bound to a
+// union, a 400 mapped back too widely, explicit nulls, a deprecation on the wrong version, an old type without its
+// minimum): 76.1 % (131 of 172: 76.16 %; the 160 still 122, the 12 new 9), asserted rounded down.
 // Raise it as the tools learn; the goal is 95 %. Never lower it to let a mistake through: fix the tool, or say in the
 // docs what it misses (a corpus grown blind measures the proof anew: that is not lowering it).
-const THRESHOLD = 76.2
+const THRESHOLD = 76.1
 // With the example's recorded traffic replayed (examples/traffic.ts, recorded once from each correct app) through the
 // converters and, since decision 0234, the handlers of fresh apps of the mutant, as a team replays its own in CI: 98 % (48 of 49), then 96.8 % (61 of 63) once the corpus grew: recorded exchanges hold no
 // webhook; then 90.8 % (69 of 76): recorded exchanges hold no PUT that leaves a field out, nor a list longer than
@@ -105,8 +110,10 @@ const THRESHOLD = 76.2
 // 88.1 % (141 of 160: 88.125 %) once the corpus grew blind a ninth time (decision 0193: replay --handlers catches 2 of
 // its 5 misses, a search that pages before it filters and a 404's content type), asserted rounded down; 88.7 % (142
 // of 160: 88.75 %) once check compared a rule a request schema gains (decision 0196), asserted rounded down.
+// 87.7 % (151 of 172: 87.79 %) once the corpus grew blind a tenth time (decision 0213: the replay catches none of its
+// 3 misses), asserted rounded down.
 // The same rule: raised as the tools learn, never lowered.
-const WITH_TRAFFIC = 88.7
+const WITH_TRAFFIC = 87.7
 // With the example's own tests that run its handlers (test/helpers/example-tests.ts: replaceFromEveryVersion on a
 // customer it stores, readWebhookDelivery on each invoice.paid it sends), as a team's suite runs them in CI: the
 // mistakes only a handler shows (keeps declared and not kept, PUT made a merge, a webhook sent as HEAD builds it).
@@ -129,8 +136,10 @@ const WITH_TRAFFIC = 88.7
 // 78.1 % (125 of 160: 78.125 %) once the corpus grew blind a ninth time (decision 0193: they catch none of its 5
 // misses), asserted rounded down; 78.7 % (126 of 160: 78.75 %) once check compared a rule a request schema gains
 // (decision 0196), asserted rounded down. The traffic figure above counts them too.
+// 78.4 % (135 of 172: 78.49 %) once the corpus grew blind a tenth time (decision 0213: they catch none of its 3
+// misses), asserted rounded down.
 // The same rule.
-const WITH_HANDLERS = 78.7
+const WITH_HANDLERS = 78.4
 // verify's examples per route, version, direction and part: fewer than the command's 200, for speed (the same score
 // at 20 and at 200 when this was measured).
 const EXAMPLES = 20
