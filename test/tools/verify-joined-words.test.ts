@@ -127,3 +127,13 @@ test('[first, last].join(\', \') with the first absent leaves the separator at t
   const found = await joined(t, parts, { up: (values) => values.join(', '), down })
   t.same(found, ['POST /things 2000-01-01 request lost body/last after WholeJoined (2001-01-01) by WholeJoined.up'])
 })
+
+test('an area code in brackets before a number, joined as \'()\' where absent, is found; joined where present is clean', async (t) => {
+  const parts: Array<[string, TSchema]> = [['area', Type.Optional(Type.String())], ['last', Type.String()]]
+  const down = (whole: string): Body => {
+    const [, area, last] = /^\((.*)\) (.*)$/su.exec(whole) ?? []
+    return last === undefined ? { last: whole } : { area, last }
+  }
+  t.same(await joined(t, parts, { up: ([area, number]) => `(${area ?? ''}) ${String(number)}`, down }), ['POST /things 2000-01-01 request lost body/last after WholeJoined (2001-01-01) by WholeJoined.up'], "(${area ?? ''}) ${number}")
+  t.same(await joined(t, parts, { up: ([area, number]) => area === undefined ? String(number) : `(${area}) ${String(number)}`, down }), [], 'the area joined where present')
+})
