@@ -64,7 +64,7 @@ test('a finding names what changed: the whitespace, or the Unicode normalization
     return (await verify(await appWith(t, change, oneWay(Thing)), { examples: 1 })).map((finding) => finding.text)
   }
   const [joined] = await texts(linesJoined)
-  t.match(joined, /request body\/old: the value at \/old in 2000-01-01 does not reach HEAD: 'zq\w+\\t\S+\\r\\n🙂zq\w+\\n' arrives as 'zq\w+\\t\S+ 🙂zq\w+ ', its whitespace changed; /
+  t.match(joined, /request body\/old: the value at \/old in 2000-01-01 does not reach HEAD: 'zq\w+\\t\S+\\r\\n🙂zq\w+\\n' arrives as 'zq\w+\\t\S+ 🙂zq\w+ ', its whitespace changed; /)
   const [normalized] = await texts(nfc)
   t.match(normalized, /arrives as 'zq\w+\\t\S+\\r\\n🙂zq\w+\\n', its Unicode normalization changed \(NFD sent, NFC arrived\); /)
   const [compatible] = await texts(nfkc)
