@@ -232,6 +232,23 @@ test('a default on top of a coarser scale, whose first step is then wider than t
     ['Math.round(score * 0.4) || 1', { head: Offset, old: Type.Integer() }, (score) => Math.round(score * 0.4) || 1]
   ]
   for (const [name, at, down] of defaulted) t.same(await shownAsStars(t, at, down), [shown], name)
+  const Review = Type.Object({ id: Type.String(), score: Offset }, { $id: 'Review' })
+  class StarsBecameScore extends VersionChange {
+    description = 'stars became score.'
+    instructionsToMigrateToPreviousVersion = [schema(Review).field('score').had({ name: 'stars' })]
+
+    @ConvertResponseToPreviousVersionFor(Review)
+    down (response: ResponseInfo) {
+      response.body.stars = Math.round(response.body.score / 20) || 1
+      delete response.body.score
+    }
+  }
+  const [finding, ...more] = await verify(await appWith(t, StarsBecameScore, (api) => {
+    api.get('/reviews', { schema: { response: { 200: Review } } }, async () => { throw new Error('not served in verify') })
+  }), { examples: 5 })
+  t.same(more, [])
+  t.match(finding?.message, /^the value at \/score in HEAD does not reach 2000-01-01: 0 and 1 both arrive as 1$/)
+  t.match(finding?.fix, /StarsBecameScore\.down makes two values one: .*keep a 0 a 0, rather than \|\| a default/)
   // A ceiled scale's first step is 0 alone: at least one day is the scale's own (decision 0169), as is a step of two.
   t.same(await shownAsStars(t, { head: Offset, old: Type.Integer() }, (hours) => Math.ceil(hours / 24) || 1), [], 'Math.ceil(hours / 24) || 1')
 })
