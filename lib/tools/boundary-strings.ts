@@ -6,8 +6,9 @@
  * - `padded`: a space at each end and two between the words (` zq000001  Łódź 🙂zq000001 `), an e-mail's local part
  *   in upper case (`ZQ000001@example.com`): a string trimmed, its spaces collapsed, its case folded;
  * - `blank`: spaces only (`'   '`, no sentinel): a whitespace-only memo made `''`;
- * - `lines`: lines, a tab between words, letters decomposed (NFD: `ó` as `o` and its accent) and a last line break
- *   (`zq000001\tŁódź\n🙂zq000001\n`): a memo cut to its first line, its tabs or line breaks made spaces, normalized;
+ * - `lines`: lines (the first ended `\r\n`), a tab between words, letters decomposed (NFD: `ó` as `o` and its accent),
+ *   a ligature and a full-width digit (`ﬁ`, `１`), a last line break (`zq000001\tﬁŁódź１\r\n🙂zq000001\n`): a memo
+ *   cut to its first line, its tabs or line breaks made spaces or `\n`, normalized (NFC, NFKC), folded to half width;
  * - `empty`: `''` where the schema takes it; `large`: as long as the schema allows (1,000 characters without `maxLength`).
  * Lengths count code points, as JSON Schema does; a string is padded with `q` to its `minLength`.
  * @module
@@ -22,8 +23,11 @@ const LONG = 1000
 /** The spaces of a `blank` string, where its lengths allow. */
 const BLANK = 3
 
-/** The word beyond ASCII of a `lines` string, decomposed: `o` and `z` followed by their accents (`.normalize('NFC')` changes it). */
-const DECOMPOSED = 'Łódź'.normalize('NFD')
+/**
+ * The word beyond ASCII of a `lines` string: a ligature, `o` and `z` followed by their accents, a full-width digit
+ * (`.normalize('NFC')` changes its accents, `.normalize('NFKC')` and a full-width fold its ligature and digit too).
+ */
+const DECOMPOSED = `\ufb01${'Łódź'.normalize('NFD')}\uff11`
 
 /**
  * The forms of a free string at a boundary, the first that fits `maxLength` taken: the sentinel's words (letters
@@ -34,7 +38,7 @@ function formsOf (token: string, boundary: Boundary | undefined): string[] {
   const [long, short] = [`${token} Łódź 🙂${token}`, token.slice(1)]
   if (boundary === 'spaces' || boundary === 'items') return [long, `${token} ${short}`, token]
   if (boundary === 'padded') return [` ${token}  Łódź 🙂${token} `, ` ${token}  ${short} `, `${token}  ${short}`, `${token} ${short}`, token]
-  if (boundary === 'lines') return [`${token}\t${DECOMPOSED}\n🙂${token}\n`, `${token}\t${short}\n`, `${token}\n${short}`, token]
+  if (boundary === 'lines') return [`${token}\t${DECOMPOSED}\r\n🙂${token}\n`, `${token}\t${short}\n`, `${token}\n${short}`, token]
   return [token]
 }
 

@@ -15,6 +15,15 @@ import { foldedText } from './renamed-values'
 /** A separator a join leaves between parts: spaces, line breaks, commas, bars, slashes, dashes (no bracket, no word). */
 const SEPARATOR = /^[\s,;|/·•–—-]+$/u
 
+/**
+ * What a part absent leaves around a join besides a separator (decision 0202): a word joining two parts (`' and '`,
+ * `' & '`), an empty bracket pair (`' ()'`), or JavaScript's text for no value (`' (undefined)'`), amid separators.
+ */
+const WORDED = /^[\s,;|/·•–—-]*(?:and|or|&|\+|und|et|y|with|\(\s*\)|\[\s*\]|\{\s*\}|<\s*>|"\s*"|[([{<"]?(?:undefined|null)[)\]}>"]?)[\s,;|/·•–—-]*$/u
+
+/** True when `gap` is what a join leaves of a separator without its part: a separator, or one of {@link WORDED}. */
+const leftOver = (gap: string): boolean => gap !== '' && (SEPARATOR.test(gap) || WORDED.test(gap))
+
 /** A string of words and spaces alone (a name a split may cut at any of its spaces). */
 const WORDS = /^(?:[\p{L}\p{N}\p{M}\p{Extended_Pictographic} ]|\u200d|\ufe0f)*$/u
 
@@ -35,14 +44,19 @@ function gapsAround (whole: string, parts: readonly string[]): string[] | undefi
 /** Where a separator is left around the parts: `'start'`, `'end'`, or `'between'` (doubled, where `between` says a part was left out between two). */
 function separatorLeft (gaps: readonly string[], absent: { before: boolean, after: boolean, between: readonly boolean[] }): string | undefined {
   const [first, last] = [gaps[0], gaps[gaps.length - 1]]
-  if (absent.before && first !== '' && SEPARATOR.test(first)) return 'at its start'
-  if (absent.after && last !== '' && SEPARATOR.test(last)) return 'at its end'
+  if (absent.before && leftOver(first)) return 'at its start'
+  if (absent.after && leftOver(last)) return 'at its end'
   const middle = gaps.slice(1, -1)
   for (const [index, gap] of middle.entries()) {
     const half = gap.slice(0, gap.length / 2)
-    if (!absent.between[index] || gap.length % 2 !== 0 || half === '' || half + half !== gap || !SEPARATOR.test(half)) continue
-    // A separator written twice on purpose ('\n\n' between paragraphs) shows once between two parts joined with it.
-    if (middle.includes(half) || (/\s/.test(half) && /\S/.test(half))) return 'doubled'
+    if (!absent.between[index]) continue
+    // A word twice, an empty bracket pair or `undefined` between two parts is never a separator on purpose (' and  and ', ' () ').
+    const once = gap.replace(/(\S+)(\s+)\1/u, '$1')
+    if (!SEPARATOR.test(gap) && ((once !== gap && WORDED.test(once)) || /[([{<"]\s*[)\]}>"]|\b(?:undefined|null)\b/u.test(gap))) return 'doubled'
+    if (gap.length % 2 !== 0 || half === '' || half + half !== gap || !SEPARATOR.test(half)) continue
+    // A separator written twice on purpose ('\n\n' between paragraphs) shows once between two parts joined with it;
+    // a space never is (two spaces between the only two parts present, a middle name absent).
+    if (middle.includes(half) || half === ' ' || (/\s/.test(half) && /\S/.test(half))) return 'doubled'
   }
   return undefined
 }
@@ -85,7 +99,9 @@ export const JOIN_FIX = "Join only the parts present, in the order derivedFrom d
 export function joinedChanges (joins: readonly JoinedValue[], example: unknown, data: unknown, show: (value: unknown) => string): JoinDifference[] {
   const found: JoinDifference[] = []
   for (const join of joins) {
-    const [whole, parts] = join.split ? [valueAt(example, join.whole), join.parts.map((part) => valueAt(data, part))] : [valueAt(data, join.whole), join.parts.map((part) => valueAt(example, part))]
+    const [whole, held] = join.split ? [valueAt(example, join.whole), join.parts.map((part) => valueAt(data, part))] : [valueAt(data, join.whole), join.parts.map((part) => valueAt(example, part))]
+    // A number is joined as its text (`${street} ${number}`: decision 0202).
+    const parts = held.map((part) => typeof part === 'number' && Number.isFinite(part) ? String(part) : part)
     if (typeof whole !== 'string' || parts.some((part) => part !== undefined && typeof part !== 'string')) continue
     const present = join.parts.map((path, index) => ({ path, text: parts[index] as string | undefined })).filter((part): part is { path: readonly PathKey[], text: string } => part.text !== undefined)
     const named = (path: readonly PathKey[]): string => String(path[path.length - 1])

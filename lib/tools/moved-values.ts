@@ -94,7 +94,8 @@ export interface JoinedValue { readonly whole: readonly PathKey[], readonly part
 
 /**
  * The strings of an example (at level `lineage.from`) joined from several fields of one object, or split into them, at
- * level `lineage.to` ({@link JoinedValue}): the fields are strings on both sides, in one object (no `through`).
+ * level `lineage.to` ({@link JoinedValue}): the whole a string, its parts strings or numbers (`${street} ${number}`),
+ * in one object (no `through`).
  * @example
  * ```ts
  * joinedValues({ generation, resolveRef, from: 1, to: 0 }, Person, { firstName: 'Ada', lastName: 'Lovelace' })
@@ -108,11 +109,12 @@ export function joinedValues (lineage: Lineage, headSchema: unknown, example: un
   for (const holder of heldObjects(lineage, headSchema, example, followedValues(lineage, headSchema, example, true))) {
     const on = (level: number): ReadonlyMap<number, { key: string, type: unknown }> => new Map(fieldsAt(lineage.generation, holder.head, level).map(({ key, field }) => [field.id, { key, type: field.type }]))
     const [here, there] = [on(lineage.from), on(lineage.to)]
-    const text = (field: { type: unknown } | undefined): boolean => field !== undefined && jsonTypeOf(field.type, lineage.resolveRef).split('|').every((type) => type === 'string' || type === 'null')
+    const text = (field: { type: unknown } | undefined, numbers = false): boolean => field !== undefined &&
+      jsonTypeOf(field.type, lineage.resolveRef).split('|').every((type) => type === 'string' || type === 'null' || (numbers && (type === 'integer' || type === 'number')))
     for (const { whole, parts, ordered } of joins) {
       const split = here.has(whole) && !there.has(whole)
       const [wholeSide, partSide] = split ? [here, there] : [there, here]
-      if (!text(wholeSide.get(whole)) || partSide.has(whole) || !parts.every((part) => text(partSide.get(part)) && !wholeSide.has(part))) continue
+      if (!text(wholeSide.get(whole)) || partSide.has(whole) || !parts.every((part) => text(partSide.get(part), true) && !wholeSide.has(part))) continue
       const [wholeAt, partsAt] = split ? [holder.from, holder.to] : [holder.to, holder.from]
       found.push({ whole: [...wholeAt, (wholeSide.get(whole) as { key: string }).key], parts: parts.map((part) => [...partsAt, (partSide.get(part) as { key: string }).key]), split, ordered })
     }

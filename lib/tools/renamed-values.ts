@@ -75,15 +75,17 @@ function spacesLost (value: string, arrived: string): boolean {
 
 /**
  * `, its Unicode normalization changed` where `arrived` is the text `value` normalized otherwise (`'ó'` as `o` and
- * its accent made one character by `.normalize('NFC')`): two strings that print alike in a finding; else `''`.
+ * its accent made one character by `.normalize('NFC')`, `ﬁ` made `fi` by `.normalize('NFKC')`): two strings that print
+ * alike, or nearly, in a finding; else `''`.
  * @example
  * ```ts
  * normalizationChanged('Łódź'.normalize('NFD'), 'Łódź') // ', its Unicode normalization changed (NFD sent, NFC arrived)'
  * ```
  */
 export function normalizationChanged (value: unknown, arrived: unknown): string {
-  if (typeof value !== 'string' || typeof arrived !== 'string' || value === arrived || value.normalize('NFC') !== arrived.normalize('NFC')) return ''
-  const form = (text: string): string => text === text.normalize('NFC') ? 'NFC' : text === text.normalize('NFD') ? 'NFD' : 'mixed'
+  if (typeof value !== 'string' || typeof arrived !== 'string' || value === arrived || value.normalize('NFKC') !== arrived.normalize('NFKC')) return ''
+  // The arrived text named by the form of the sent one it is (NFKC where only NFKC folded its ligatures or widths).
+  const form = (text: string): string => (['NFC', 'NFD', 'NFKC', 'NFKD'] as const).find((name) => text === (text === arrived ? value : text).normalize(name)) ?? 'mixed'
   return `, its Unicode normalization changed (${form(value)} sent, ${form(arrived)} arrived)`
 }
 

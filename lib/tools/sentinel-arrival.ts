@@ -51,7 +51,7 @@ export function arrives (sentinel: string, delivered: readonly string[], byWords
 /**
  * What became of a sentinel that does not arrive ({@link arrives}), `arrived` being what its place holds: `arrives as`
  * that value (saying where only its Unicode normalization changed), else `arrives in another Unicode normalization`
- * where a delivered string holds it normalized otherwise (`.normalize('NFC')`), else `is found nowhere`.
+ * where a delivered string holds it normalized otherwise (`.normalize('NFC')`, `'NFKC'`), else `is found nowhere`.
  * @example
  * ```ts
  * notArriving('zq01 Łódź', ['zq01 łódź'], undefined) // 'is found nowhere'
@@ -59,8 +59,8 @@ export function arrives (sentinel: string, delivered: readonly string[], byWords
  */
 export function notArriving (sentinel: string, delivered: readonly string[], arrived: unknown): string {
   if (arrived !== undefined) return `arrives as ${shown(arrived)}${normalizationChanged(sentinel, arrived)}`
-  const wanted = foldedText(sentinel.normalize('NFC'))
-  return wanted !== foldedText(sentinel) && delivered.some((text) => text.normalize('NFC').includes(wanted)) ? 'arrives in another Unicode normalization' : 'is found nowhere'
+  const wanted = foldedText(sentinel.normalize('NFKC'))
+  return wanted !== foldedText(sentinel) && delivered.some((text) => text.normalize('NFKC').includes(wanted)) ? 'arrives in another Unicode normalization' : 'is found nowhere'
 }
 
 /**

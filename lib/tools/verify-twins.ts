@@ -192,12 +192,12 @@ function bounds (schema: JsonSchema | undefined): [number, number] {
 }
 
 /**
- * A third value to send where a `0` and `n` arrive as `n`: far from `n` on the side away from `0` (a thousand times
+ * A third value to send where a `0` and `n` arrive as `n`: far from `n` on the side away from `0` (a million times
  * `n` further, within the sending side's bounds), else one nearer `0` than `n`; `undefined` when there is none.
  */
 function thirdValue (schema: JsonSchema | undefined, n: number): number | undefined {
   const [low, high] = bounds(schema)
-  const far = Math.min(Math.max(n + 1000 * n, low), high)
+  const far = Math.min(Math.max(n + 1e6 * n, low), high)
   if (far !== n && Math.sign(far - n) === Math.sign(n)) return far
   const near = n - Math.sign(n)
   return near !== 0 && Number.isInteger(n) ? near : undefined
@@ -229,9 +229,41 @@ async function withoutScales (context: ReplayContext & { replayed: number }, bou
   context.replayed++
   const result = await replayExample(context, { ...replay, data, required: new Map(), trail })
   if (result === undefined || !('body' in result)) return issues
-  const scaled = new Set(probes.filter(({ place, arrived, third }) => {
-    const got = valueAt(trail.get(replay.level)?.body, place.to)
-    return typeof got === 'number' && Math.abs(got - arrived) * Math.abs(arrived) < Math.abs(third - arrived)
-  }).map(({ issue }) => issue))
-  return issues.filter((issue) => !scaled.has(issue))
+  const scaled = probes.flatMap((probe) => {
+    const got = valueAt(trail.get(replay.level)?.body, probe.place.to)
+    return typeof got === 'number' && Math.abs(got - probe.arrived) * Math.abs(probe.arrived) < Math.abs(probe.third - probe.arrived) ? [{ ...probe, got }] : []
+  })
+  const merged = await widerFirstSteps(context, { replay, sent: data }, scaled)
+  return issues.filter((issue) => merged.has(issue) || !scaled.some((probe) => probe.issue === issue))
+}
+
+/**
+ * The issues of `scaled` (a `0` and `n` arriving as `n`, a third value `m` moved as a scale moves it) whose first step
+ * is wider than a scale's: a default on top of it (`Math.round(score / 20) || 1` shows the scores 0 to 29 as 1, where
+ * the scale's other steps are 20 wide). A scale of whole numbers rounded (floored, ceiled) keeps `0` with numbers
+ * under one step `w` only, `w` at most `|m| / (k - 1)` where `m` arrived `k` steps from `0`'s; a number `p` at that
+ * bound, arriving as `0` did, was merged with it (`n` past it says so without a replay). Judged where `k` is 4 or
+ * more: a scale's steps measured over fewer (a range of 0 to 10) are too uneven to tell.
+ */
+async function widerFirstSteps (context: ReplayContext & { replayed: number }, at: { replay: Replay, sent: Partial<Record<RequestPart, unknown>> }, scaled: ReadonlyArray<{ issue: ReplayIssue, place: FollowedValue, arrived: number, third: number, got: number }>): Promise<Set<ReplayIssue>> {
+  const merged = new Set<ReplayIssue>()
+  const data = copyJson(at.sent) as Partial<Record<RequestPart, unknown>>
+  const probes: Array<{ issue: ReplayIssue, place: FollowedValue, arrived: number }> = []
+  for (const { issue, place, arrived, third, got } of scaled) {
+    const steps = Math.abs(got - arrived)
+    if (steps < 4) continue
+    const p = Math.sign(third) * Math.ceil(Math.abs(third) / (steps - 1))
+    if (Math.sign(arrived) === Math.sign(p) && Math.abs(arrived) >= Math.abs(p)) merged.add(issue)
+    const changed = withValue(data.body, place.from, p)
+    if (merged.has(issue) || changed === data.body || !takes(context, at.replay, { part: 'body', level: 0 }, changed)) continue
+    data.body = changed
+    probes.push({ issue, place, arrived })
+  }
+  if (probes.length === 0) return merged
+  const trail: Trail = new Map()
+  context.replayed++
+  const result = await replayExample(context, { ...at.replay, data, required: new Map(), trail })
+  if (result === undefined || !('body' in result)) return merged
+  for (const { issue, place, arrived } of probes) if (valueAt(trail.get(at.replay.level)?.body, place.to) === arrived) merged.add(issue)
+  return merged
 }

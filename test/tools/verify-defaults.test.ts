@@ -222,6 +222,47 @@ test('a response\'s 0 shown on a coarser scale of whole numbers starting above 0
   for (const [name, at, down] of defaulted) t.same(await shownAsStars(t, at, down), [shown], name)
 })
 
+test('a default on top of a coarser scale, whose first step is then wider than the others, is found', async (t) => {
+  const Offset = Type.Integer({ minimum: 0 })
+  const defaulted: Array<[string, { head: TSchema, old: TSchema }, (score: number) => number]> = [
+    ['Math.round(score / 20) || 1', { head: Offset, old: Type.Integer() }, (score) => Math.round(score / 20) || 1],
+    ['Math.floor(score / 20) || 1', { head: Offset, old: Type.Integer() }, (score) => Math.floor(score / 20) || 1],
+    ['Math.round(grams / 1000) || 1', { head: Offset, old: Type.Integer() }, (score) => Math.round(score / 1000) || 1],
+    ['Math.max(1, Math.round(score / 20)), within 0 to 1000', { head: Type.Integer({ minimum: 0, maximum: 1000 }), old: Type.Integer() }, (score) => Math.max(1, Math.round(score / 20))],
+    ['Math.round(score * 0.4) || 1', { head: Offset, old: Type.Integer() }, (score) => Math.round(score * 0.4) || 1]
+  ]
+  for (const [name, at, down] of defaulted) t.same(await shownAsStars(t, at, down), [shown], name)
+  const Review = Type.Object({ id: Type.String(), score: Offset }, { $id: 'Review' })
+  class StarsBecameScore extends VersionChange {
+    description = 'stars became score.'
+    instructionsToMigrateToPreviousVersion = [schema(Review).field('score').had({ name: 'stars' })]
+
+    @ConvertResponseToPreviousVersionFor(Review)
+    down (response: ResponseInfo) {
+      response.body.stars = Math.round(response.body.score / 20) || 1
+      delete response.body.score
+    }
+  }
+  const [finding, ...more] = await verify(await appWith(t, StarsBecameScore, (api) => {
+    api.get('/reviews', { schema: { response: { 200: Review } } }, async () => { throw new Error('not served in verify') })
+  }), { examples: 5 })
+  t.same(more, [])
+  t.match(finding?.message, /^the value at \/score in HEAD does not reach 2000-01-01: 0 and 1 both arrive as 1$/)
+  t.match(finding?.fix, /StarsBecameScore\.down makes two values one: .*keep a 0 a 0, rather than \|\| a default/)
+  // A ceiled scale's first step is 0 alone: at least one day is the scale's own (decision 0169), as is a step of two.
+  t.same(await shownAsStars(t, { head: Offset, old: Type.Integer() }, (hours) => Math.ceil(hours / 24) || 1), [], 'Math.ceil(hours / 24) || 1')
+})
+
+test('property: a scale of whole numbers under a default of 1 is found; one starting at 1 is not', async (t) => {
+  const Count = Type.Integer({ minimum: 0 })
+  await fc.assert(fc.asyncProperty(fc.integer({ min: 3, max: 5000 }), fc.boolean(), async (size, round) => {
+    const scale = round ? (score: number) => Math.round(score / size) : (score: number) => Math.floor(score / size)
+    const defaulted = await shownAsStars(t, { head: Count, old: Type.Integer() }, (score) => scale(score) || 1)
+    const started = await shownAsStars(t, { head: Count, old: Type.Integer() }, (score) => round ? Math.round(score / size + 0.5) : scale(score) + 1)
+    return defaulted.length === 1 && defaulted[0] === shown && started.length === 0
+  }), { numRuns: 20, seed: 202 })
+})
+
 test('property: in a response\'s integer field, a 0 defaulted to any count is found; a scale of whole numbers from 1 or more is not', async (t) => {
   const Count = Type.Integer({ minimum: 0 })
   await fc.assert(fc.asyncProperty(fc.integer({ min: 1, max: 100 }), fc.integer({ min: 2, max: 50 }), fc.integer({ min: 1, max: 5 }), async (fallback, size, first) => {

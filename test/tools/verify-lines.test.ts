@@ -18,6 +18,9 @@ const tabsMadeSpaces: Convert = (value: string) => value.replace(/\t/g, ' ')
 const whitespaceMadeSpaces: Convert = (value: string) => value.replace(/\s/g, ' ')
 const nfc: Convert = (value: string) => value.normalize('NFC')
 const lastBreakTrimmed: Convert = (value: string) => value.replace(/\n$/, '')
+const lineEndsUnix: Convert = (value: string) => value.replace(/\r\n/g, '\n')
+const nfkc: Convert = (value: string) => value.normalize('NFKC')
+const halfWidth: Convert = (value: string) => value.replace(/[\uff01-\uff5e]/g, (wide) => String.fromCharCode(wide.charCodeAt(0) - 0xfee0))
 const carried: Convert = (value) => value
 
 /** Found one way on a renamed field. */
@@ -26,7 +29,10 @@ const lossy: Array<[string, Convert]> = [
   ['line breaks made spaces', linesJoined],
   ['tabs made spaces', tabsMadeSpaces],
   ['each whitespace character made a space', whitespaceMadeSpaces],
-  ['normalize("NFC")', nfc]
+  ['normalize("NFC")', nfc],
+  ['line ends made \\n', lineEndsUnix],
+  ['normalize("NFKC")', nfkc],
+  ['full-width letters and digits folded to half width', halfWidth]
 ]
 
 test('one way, a renamed field whose converters change its tabs, line breaks or normalization is found in requests and responses', async (t) => {
@@ -40,7 +46,11 @@ test('one way, a renamed field whose converters change its tabs, line breaks or 
 
 test('on a round trip, a field not renamed whose request converter changes its tabs, line breaks or normalization is found', async (t) => {
   const found = 'POST /things 2000-01-01 response round trip response 200/value after RefBecameReference (2001-01-01) by RefBecameReference.up,RefBecameReference.down'
-  for (const [name, convert] of [...lossy.slice(1, 4), ['the last line break trimmed', lastBreakTrimmed] as const]) t.same(await converted(t, Type.String(), convert), [found], name)
+  for (const [name, convert] of [...lossy.slice(1, 4), ['line ends made \\n', lineEndsUnix] as const, ['the last line break trimmed', lastBreakTrimmed] as const]) t.same(await converted(t, Type.String(), convert), [found], name)
+  // Normalized and folded text is what a client saving it sends back: the trip back reaches HEAD changed too.
+  for (const [name, convert] of [['normalize("NFKC")', nfkc], ['full-width letters and digits folded to half width', halfWidth]] as const) {
+    t.same(await converted(t, Type.String(), convert), [found, 'POST /things 2000-01-01 request round trip body/value after RefBecameReference (2001-01-01) by RefBecameReference.up'], name)
+  }
   // A client saving what it read sends it back normalized too: the trip back reaches HEAD changed.
   t.same(await converted(t, Type.String(), nfc), [found, 'POST /things 2000-01-01 request round trip body/value after RefBecameReference (2001-01-01) by RefBecameReference.up'], 'normalize("NFC")')
   // A memo cut to its first line loses its other words one way, a field not renamed too (as a name cut at a space).
@@ -54,15 +64,18 @@ test('a finding names what changed: the whitespace, or the Unicode normalization
     return (await verify(await appWith(t, change, oneWay(Thing)), { examples: 1 })).map((finding) => finding.text)
   }
   const [joined] = await texts(linesJoined)
-  t.match(joined, /request body\/old: the value at \/old in 2000-01-01 does not reach HEAD: 'zq\w+\\t\S+\\n🙂zq\w+\\n' arrives as 'zq\w+\\t\S+ 🙂zq\w+ ', its whitespace changed; /)
+  t.match(joined, /request body\/old: the value at \/old in 2000-01-01 does not reach HEAD: 'zq\w+\\t\S+\\r\\n🙂zq\w+\\n' arrives as 'zq\w+\\t\S+ 🙂zq\w+ ', its whitespace changed; /)
   const [normalized] = await texts(nfc)
-  t.match(normalized, /arrives as 'zq\w+\\t\S+\\n🙂zq\w+\\n', its Unicode normalization changed \(NFD sent, NFC arrived\); /)
+  t.match(normalized, /arrives as 'zq\w+\\t\S+\\r\\n🙂zq\w+\\n', its Unicode normalization changed \(NFD sent, NFC arrived\); /)
+  const [compatible] = await texts(nfkc)
+  t.match(compatible, /arrives as 'zq\w+\\tfi\S+1\\r\\n🙂zq\w+\\n', its Unicode normalization changed \(NFD sent, NFKC arrived\); /)
   const [back] = (await convertedFindings(t, Type.String(), nfc)).map((finding) => finding.text)
   t.match(back, /does not come back in the 200 response: .* comes back as .*, its Unicode normalization changed \(NFD sent, NFC arrived\)/)
 })
 
 test('the lines strings fit maxLength and minLength, are replayed only where a string takes them, and validate', async (t) => {
-  t.equal(sentinelFor({ type: 'string' }, 1, 'lines'), `zq000001\t${'Łódź'.normalize('NFD')}\n🙂zq000001\n`)
+  t.equal(sentinelFor({ type: 'string' }, 1, 'lines'), `zq000001\tﬁ${'Łódź'.normalize('NFD')}１\r\n🙂zq000001\n`)
+  t.not(sentinelFor({ type: 'string' }, 1, 'lines'), sentinelFor({ type: 'string' }, 1, 'lines')?.normalize('NFKD'), 'a ligature and a full-width digit')
   t.not(sentinelFor({ type: 'string' }, 1, 'lines'), sentinelFor({ type: 'string' }, 1, 'lines')?.normalize('NFC'), 'decomposed')
   t.equal(sentinelFor({ type: 'string', maxLength: 20 }, 1, 'lines'), 'zq000001\tq000001\n')
   t.equal(sentinelFor({ type: 'string', maxLength: 16 }, 1, 'lines'), 'zq000001\nq000001')
