@@ -1262,15 +1262,16 @@ test('a query parameter a request converter leaves undefined is removed, as an o
 })
 
 test('regression: a header named like an Object.prototype member (constructor) that a converter deletes is deleted, request and response', async (t) => {
+  const ODD: string = 'constructor'
   class DroppedOddHeaders extends VersionChange {
     description = 'Old clients sent a constructor header, which is no longer read; answers carried one.'
     instructionsToMigrateToPreviousVersion = []
 
     @ConvertRequestToNextVersionFor('/odd', ['GET'])
-    up (request: RequestInfo) { delete request.headers.constructor }
+    up (request: RequestInfo) { delete request.headers[ODD] }
 
     @ConvertResponseToPreviousVersionFor('/odd', ['GET'])
-    down (response: ResponseInfo) { delete response.headers.constructor }
+    down (response: ResponseInfo) { delete response.headers[ODD] }
   }
   const app = Fastify()
   t.teardown(() => app.close())
