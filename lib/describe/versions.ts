@@ -183,8 +183,10 @@ function readChanges (head: HeadVersion, versions: readonly Version[]): readonly
     const changes = classes.map((cls) => {
       const previous = owners.get(cls)
       if (previous !== undefined) {
-        throw new VersionerStructureError(`You tried to bind version change '${cls.name}' to two different versions ` +
-          `(${previous} and ${owner}). It is prohibited: each version change belongs to exactly one version of a bundle.`)
+        throw new VersionerStructureError(previous === owner
+          ? `Version change '${cls.name}' is listed twice in ${owner}: list each version change once (its converters would run twice).`
+          : `You tried to bind version change '${cls.name}' to two different versions (${previous} and ${owner}). It is prohibited: ` +
+            'each version change belongs to exactly one version of a bundle.')
       }
       owners.set(cls, owner)
       const descriptor = readVersionChange(cls, version)
