@@ -36,7 +36,8 @@ import { checkFieldInstructions } from './routes/instruction-keywords'
 import { copyJson } from './values/json-copy'
 import { warnUndeclaredPointers } from './serve/redaction-places'
 import { VersionerState } from './routes/versioner-state'
-import { recordVersionedApi } from './core/application-root'
+import { apiNameFrom, recordedApis, recordVersionedApi } from './core/application-root'
+import { checkSharedStorage, type ServedBundle } from './describe/shared-storage'
 import type { VersionBundle } from './describe/versions'
 import { retirementOf } from './describe/retirement'
 
@@ -157,6 +158,17 @@ function addVersionConstraint (
   } as Parameters<FastifyInstance['addConstraintStrategy']>[0])
 }
 
+/**
+ * The bundles the application's APIs registered before this one serve, with their names: two sharing one version storage
+ * must agree on where each change they hold stands (`isApplied` reads only the version value).
+ */
+function otherApis (fastify: FastifyInstance): ServedBundle[] {
+  return recordedApis(fastify).map((context) => ({
+    bundle: context.versioner.versions,
+    api: apiNameFrom((context.versioner as unknown as Record<symbol, ToolFacts | undefined>)[kToolFacts]?.apiName, context.prefix)
+  }))
+}
+
 /** Registers everything the plugin adds to `fastify`. */
 export async function setupVersioner (fastify: FastifyInstance, options: FastifyVersionerOptions): Promise<void> {
   if (fastify.hasDecorator('versioner')) {
@@ -206,6 +218,7 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
   const facts: ToolFacts = {
     openapiUrl: docsOptions.openapiUrl, location: resolved.location, parameterName: resolved.parameterName, headerName: resolved.headerName, format: resolved.format, apiName: resolved.apiName, defaultValue: typeof resolved.defaultValue === 'string' ? resolved.defaultValue : undefined, changelogPath
   }
+  checkSharedStorage({ bundle: resolved.versions, api: resolved.apiName }, otherApis(fastify))
   Object.defineProperty(decoration, kToolFacts, { value: facts })
   Object.defineProperty(decoration, kVersionerState, { value: state })
   fastify.decorate('versioner', decoration)

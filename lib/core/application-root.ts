@@ -36,6 +36,15 @@ export function recordVersionedApi (context: FastifyInstance): void {
 }
 
 /**
+ * The contexts where the plugin registered in a context's application, in registration order, as
+ * {@link recordVersionedApi} recorded them.
+ * @example `for (const api of recordedApis(app)) console.log(api.prefix)`
+ */
+export function recordedApis (context: FastifyInstance): readonly FastifyInstance[] {
+  return (rootOf(context) as unknown as Record<symbol, FastifyInstance[] | undefined>)[kVersionedApis] ?? []
+}
+
+/**
  * Whether the plugin was registered anywhere in a context's application, as {@link recordVersionedApi} recorded it.
  * @example
  * ```ts
@@ -43,8 +52,7 @@ export function recordVersionedApi (context: FastifyInstance): void {
  * ```
  */
 export function pluginRegisteredInApplication (context: FastifyInstance): boolean {
-  const recorded = (rootOf(context) as unknown as Record<symbol, FastifyInstance[] | undefined>)[kVersionedApis]
-  return recorded !== undefined && recorded.length > 0
+  return recordedApis(context).length > 0
 }
 
 /**

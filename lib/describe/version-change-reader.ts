@@ -86,8 +86,9 @@ export function readVersionChange (cls: unknown, version: string): VersionChange
   instructions.forEach((instruction, index) => {
     if (!isInstruction(instruction)) throw notAnInstruction(instruction, `Instruction ${index} of '${name}'`)
   })
-  for (const key of Object.keys(instance)) {
-    if (!ALLOWED_INSTANCE_KEYS.has(key)) throw strayMember(name, key)
+  // Symbol-named members too: an undecorated `[key] (request) { … }` would be a converter that never runs.
+  for (const key of Reflect.ownKeys(instance)) {
+    if (!ALLOWED_INSTANCE_KEYS.has(key as string)) throw strayMember(name, key, false)
   }
   // Every request of every app serving the bundle runs the converters on this one instance: a converter writing on
   // `this` (a request's value kept for its response) would hand it to another request, so it throws instead.
@@ -95,12 +96,16 @@ export function readVersionChange (cls: unknown, version: string): VersionChange
   const entries = readConverters(cls as VersionChangeClass)
   // A static converter's `this` is the class, as shared: it takes no new property (spies may still replace a method).
   if (entries.some((entry) => entry.isStatic)) Object.preventExtensions(cls)
-  const decorated = new Set(entries.map((entry) => `${entry.isStatic ? 'static ' : ''}${String(entry.methodName)}`))
-  for (const key of Object.getOwnPropertyNames(cls.prototype)) {
-    if (key !== 'constructor' && !ALLOWED_INSTANCE_KEYS.has(key) && !decorated.has(key)) throw strayMember(name, key)
+  const decorated = (isStatic: boolean): Set<string | symbol> => new Set(entries.filter((entry) => entry.isStatic === isStatic).map((entry) => entry.methodName))
+  const methods = decorated(false)
+  for (const key of Reflect.ownKeys(cls.prototype)) {
+    if (key !== 'constructor' && !ALLOWED_INSTANCE_KEYS.has(key as string) && !methods.has(key)) throw strayMember(name, key, false)
   }
-  for (const key of Object.getOwnPropertyNames(cls)) {
-    if (!IGNORED_STATIC_KEYS.has(key) && !decorated.has(`static ${key}`)) throw strayMember(name, `static ${key}`)
+  const statics = decorated(true)
+  // Standard decorators give the class its metadata object (under Symbol.metadata, ./converter-decorators.ts).
+  const metadataKey = (Symbol as unknown as { metadata: symbol }).metadata
+  for (const key of Reflect.ownKeys(cls)) {
+    if (!IGNORED_STATIC_KEYS.has(key as string) && key !== metadataKey && !statics.has(key)) throw strayMember(name, key, true)
   }
   const converters: ConverterDescriptor[] = []
   const descriptor: VersionChangeDescriptor = {
@@ -140,9 +145,10 @@ function notAnInstruction (instruction: unknown, where: string): Error {
     : `${where} (${describeValue(instruction)}) is not an instruction: use schema(...), enumeration(...) or endpoint(...).`)
 }
 
-function strayMember (name: string, key: string): Error {
-  const member = key.startsWith('static ') ? `${name}, '${key.slice('static '.length)}'` : `${name}.prototype, '${key}'`
-  return new VersionerStructureError(`Found '${key}' in version change '${name}'. A version change class holds only description, ` +
+function strayMember (name: string, key: string | symbol, isStatic: boolean): Error {
+  const shown = `${isStatic ? 'static ' : ''}${String(key)}`
+  const member = `${isStatic ? name : `${name}.prototype`}, ${typeof key === 'symbol' ? `${key.description ?? 'key'} (the symbol)` : `'${key}'`}`
+  return new VersionerStructureError(`Found '${shown}' in version change '${name}'. A version change class holds only description, ` +
     'instructionsToMigrateToPreviousVersion and converter methods (decorated with @ConvertRequestToNextVersionFor or ' +
     `@ConvertResponseToPreviousVersionFor, or in JavaScript, ConvertRequestToNextVersionFor(...)(${member}) after the class); ` +
     'move helpers out of the class.')

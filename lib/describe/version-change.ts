@@ -67,8 +67,18 @@ export function bindVersionChange (cls: object, binding: VersionChangeBinding | 
   bindings.set(cls, [binding, ...others])
 }
 
+/**
+ * The binding of the changes of a version of a bundle (`order`, its version values newest first): a preview's change is
+ * applied in the preview only, never in a date between versions.
+ */
+export function versionBinding (
+  version: { readonly value: string, readonly channel: string }, storage: AsyncLocalStorage<string | undefined>, order: readonly string[], dates: boolean
+): VersionChangeBinding {
+  return { version: version.value, storage: new WeakRef(storage), order, dates: dates && version.channel === 'release' }
+}
+
 /** Whether the version `current` (of the binding's bundle) includes the change. */
-function appliedIn (binding: VersionChangeBinding, current: string): boolean {
+export function appliedIn (binding: VersionChangeBinding, current: string): boolean {
   const currentIndex = binding.order.indexOf(current)
   if (currentIndex !== -1) return currentIndex <= binding.order.indexOf(binding.version)
   if (!binding.dates) return false

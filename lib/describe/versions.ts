@@ -8,7 +8,7 @@ import { versionDate } from '../core/iso-date'
 import { describeValue, idSafe } from '../core/json-schema'
 import { kBundleInternals } from '../core/symbols'
 import { ANOTHER_COPY, ofAnotherCopy } from '../core/other-copies'
-import { bindVersionChange, type VersionChangeBinding } from './version-change'
+import { bindVersionChange, versionBinding } from './version-change'
 import { readVersionChange, type VersionChangeClass, type VersionChangeDescriptor } from './version-change-reader'
 import { HeadVersion, Version, type VersionLifecycle } from './version'
 import { checkReleaseOrder } from './release-dates'
@@ -183,8 +183,10 @@ function readChanges (head: HeadVersion, versions: readonly Version[]): readonly
     const changes = classes.map((cls) => {
       const previous = owners.get(cls)
       if (previous !== undefined) {
-        throw new VersionerStructureError(`You tried to bind version change '${cls.name}' to two different versions ` +
-          `(${previous} and ${owner}). It is prohibited: each version change belongs to exactly one version of a bundle.`)
+        throw new VersionerStructureError(previous === owner
+          ? `Version change '${cls.name}' is listed twice in ${owner}: list each version change once (its converters would run twice).`
+          : `You tried to bind version change '${cls.name}' to two different versions (${previous} and ${owner}). It is prohibited: ` +
+            'each version change belongs to exactly one version of a bundle.')
       }
       owners.set(cls, owner)
       const descriptor = readVersionChange(cls, version)
@@ -245,8 +247,7 @@ export class VersionBundle implements Iterable<Version> {
     // Bind only once the whole structure is known to be valid.
     for (const cls of head.changes) bindVersionChange(cls, 'head')
     for (const version of versions) {
-      // A preview's change is applied in the preview only, never in a date between versions.
-      const binding: VersionChangeBinding = { version: version.value, storage: new WeakRef(storage), order: values, dates: valuesAreDates && version.channel === 'release' }
+      const binding = versionBinding(version, storage, values, valuesAreDates)
       for (const cls of version.changes) bindVersionChange(cls, binding)
     }
 

@@ -7,8 +7,8 @@
  */
 import type { FastifyInstance } from 'fastify'
 import { VersionerToolError } from '../core/errors'
-import { kToolFacts, kVersionedApis, kVersionerState, type ToolFacts } from '../core/symbols'
-import { apiNameFrom, rootOf } from '../core/application-root'
+import { kToolFacts, kVersionerState, type ToolFacts } from '../core/symbols'
+import { apiNameFrom, recordedApis } from '../core/application-root'
 import { ANOTHER_COPY, hasKeyOfAnotherCopy, inheritedSymbols } from '../core/other-copies'
 import type { VersionerState } from '../routes/versioner-state'
 
@@ -51,7 +51,7 @@ export function versionerStateOf (context: FastifyInstance): VersionerState {
  * ```
  */
 export function versionedApis (app: FastifyInstance): VersionedApi[] {
-  const recorded = (rootOf(app) as unknown as Record<symbol, FastifyInstance[] | undefined>)[kVersionedApis] ?? []
+  const recorded = recordedApis(app)
   const own = (app as { versioner?: unknown }).versioner
   const contexts = own === undefined
     // A context holding APIs: those registered in it or below it.

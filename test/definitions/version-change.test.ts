@@ -197,6 +197,43 @@ test('stray members are rejected, naming the member and the class', async (t) =>
   t.notMatch(error.message, /'up'/)
 })
 
+test('regression: a symbol-named member is stray as a named one is (an undecorated symbol-named converter was accepted and never ran)', async (t) => {
+  const toAge = Symbol('toAge')
+  class UndecoratedSymbol extends VersionChange {
+    [toAge] (request: RequestInfo) { request.body.age = 0 }
+    description = 'A converter written with a symbol name and no decorator.'
+    instructionsToMigrateToPreviousVersion = []
+  }
+  throwsStructure(t, () => bundleWith(UndecoratedSymbol), /Found 'Symbol\(toAge\)' in version change 'UndecoratedSymbol'/, /decorated with @ConvertRequestToNextVersionFor/)
+
+  const cache = Symbol('cache')
+  class StaticSymbol extends VersionChange {
+    description = 'A static symbol-named helper.'
+    instructionsToMigrateToPreviousVersion = []
+    static [cache] (request: RequestInfo) { request.body.age = 0 }
+  }
+  throwsStructure(t, () => bundleWith(StaticSymbol), /Found 'static Symbol\(cache\)' in version change 'StaticSymbol'/)
+
+  const memo = Symbol('memo')
+  class SymbolField extends VersionChange {
+    [memo] = new Map<string, unknown>()
+    description = 'A symbol-named field: state every request would share.'
+    instructionsToMigrateToPreviousVersion = []
+  }
+  throwsStructure(t, () => bundleWith(SymbolField), /Found 'Symbol\(memo\)' in version change 'SymbolField'/)
+
+  // Decorated, a symbol-named method is a converter; with standard decorators the class holds Symbol.metadata too.
+  const up = Symbol('up')
+  class DecoratedSymbol extends VersionChange {
+    @ConvertRequestToNextVersionFor(Body, { checkUsage: false })
+    [up] (request: RequestInfo) { request.body.age = 0 }
+
+    description = 'A decorated symbol-named converter.'
+    instructionsToMigrateToPreviousVersion = []
+  }
+  t.same(changesOf(bundleWith(DecoratedSymbol), '2001-01-01')?.[0].converters.map((converter) => converter.methodName), [up])
+})
+
 test('a concrete version change cannot be subclassed', async (t) => {
   class ConcreteParent extends VersionChange {
     description = 'The parent.'

@@ -4,11 +4,12 @@
  * is a coded error.
  */
 import { test } from 'tap'
+import { AsyncLocalStorage } from 'node:async_hooks'
 import diagnosticsChannel from 'node:diagnostics_channel'
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import {
-  ConvertResponseToPreviousVersionFor, endpoint, fastifyVersioner, schema, VersionChange, VersionChangeWithSideEffects, versioned, VersionPicker, type FastifyVersionerOptions, type ResponseInfo
+  ConvertResponseToPreviousVersionFor, endpoint, fastifyVersioner, schema, Version, VersionBundle, VersionChange, VersionChangeWithSideEffects, versioned, VersionPicker, type FastifyVersionerOptions, type ResponseInfo
 } from '../../plugin'
 import { bundleOf, DATES } from '../helpers/http-apps'
 import { jsonOf } from '../helpers/http'
@@ -195,6 +196,57 @@ test('a change class shared by two APIs (in different versions): isApplied follo
   t.same(answers, [
     { version: '2002-01-01', taxed: true }, { version: '2001-01-01', taxed: false }, { version: 'v2', taxed: true }, { version: 'v1', taxed: false }
   ])
+})
+
+test('regression: two APIs sharing one apiVersionStorage that hold a change in different places fail start-up (isApplied answered by the other API\'s versions)', async (t) => {
+  class ChargesTax extends VersionChangeWithSideEffects {
+    description = 'Orders are charged tax.'
+    instructionsToMigrateToPreviousVersion = []
+  }
+  const build = async (bundles: ReadonlyArray<readonly [string, VersionBundle]>): Promise<FastifyInstance> => {
+    const app = Fastify()
+    t.teardown(() => app.close())
+    for (const [prefix, versions] of bundles) {
+      app.register(async (api) => {
+        await api.register(fastifyVersioner, { versions, openapiUrl: null })
+        await api.register(versioned(async (routes) => {
+          routes.get('/order', async (request) => ({ version: request.apiVersion, taxed: ChargesTax.isApplied }))
+        }))
+      }, { prefix })
+    }
+    await app.ready()
+    return app
+  }
+  const failure = async (bundles: ReadonlyArray<readonly [string, VersionBundle]>) =>
+    await build(bundles).then(() => undefined, (err: Error & { code?: string }) => err)
+  const apiVersionStorage = new AsyncLocalStorage<string | undefined>()
+  // API a charges tax from 2002-01-01, API b from 2003-01-01: in 2002-01-01 the storage cannot say which API serves.
+  const a = new VersionBundle(new Version('2002-01-01', ChargesTax), new Version('2001-01-01'), { apiVersionStorage })
+  const b = new VersionBundle(new Version('2003-01-01', ChargesTax), new Version('2002-01-01'), new Version('2001-01-01'), { apiVersionStorage })
+  const error = await failure([['/a', a], ['/b', b]])
+  t.equal(error?.code, 'FST_VERSIONER_STRUCTURE')
+  t.match(error?.message, /'ChargesTax'/)
+  t.match(error?.message, /apiVersionStorage/)
+  t.match(error?.message, /'2002-01-01'/)
+  t.match(error?.message, /API 'b'/)
+  t.match(error?.message, /API 'a'/)
+
+  // A change one API holds and the other shares the storage without: the other's requests would read false in older versions.
+  const held = new VersionBundle(new Version('2002-01-01', ChargesTax), new Version('2001-01-01'), { apiVersionStorage })
+  const without = new VersionBundle(new Version('2001-01-01'), { apiVersionStorage })
+  const alone = await failure([['/a', held], ['/b', without]])
+  t.equal(alone?.code, 'FST_VERSIONER_STRUCTURE')
+  t.match(alone?.message, /'ChargesTax'/)
+
+  // The same places in both (a bundle built twice by a factory), or a storage each: isApplied answers for each API.
+  const twice = (storage?: AsyncLocalStorage<string | undefined>) =>
+    new VersionBundle(new Version('2002-01-01', ChargesTax), new Version('2001-01-01'), ...(storage === undefined ? [] : [{ apiVersionStorage: storage }]))
+  const same = await build([['/a', twice(apiVersionStorage)], ['/b', twice(apiVersionStorage)]])
+  t.same((await same.inject({ url: '/b/order', headers: { 'x-api-version': '2001-01-01' } })).json(), { version: '2001-01-01', taxed: false })
+  const own = await build([['/a', new VersionBundle(new Version('2002-01-01', ChargesTax), new Version('2001-01-01'))],
+    ['/b', new VersionBundle(new Version('2003-01-01', ChargesTax), new Version('2002-01-01'), new Version('2001-01-01'))]])
+  t.same((await own.inject({ url: '/a/order', headers: { 'x-api-version': '2002-01-01' } })).json(), { version: '2002-01-01', taxed: true })
+  t.same((await own.inject({ url: '/b/order', headers: { 'x-api-version': '2002-01-01' } })).json(), { version: '2002-01-01', taxed: false })
 })
 
 test('regression: the usage events name their API (served and webhook-rendered), so two APIs with the same versions can be told apart', async (t) => {
