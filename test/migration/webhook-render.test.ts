@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox'
 import Fastify from 'fastify'
 import {
   ConvertResponseToPreviousVersionFor, endpoint, fastifyVersioner, HeadVersion, migrateResponseBody, renderWebhook, schema, signWebhook, Version, versioned, VersionBundle,
-  VersionChange, type ResponseInfo, type WebhookRenderedEvent, type WebhookSubscriber
+  VersionChange, type CapturedWebhook, type ResponseInfo, type WebhookRenderedEvent, type WebhookSubscriber
 } from '../../plugin'
 import { rejection } from '../helpers/errors'
 import { captureLogs } from '../helpers/request-pipeline'
@@ -319,4 +319,25 @@ test('regression: webhooks run each version\'s converters in that version (isApp
   await app.register(versioned(async (api) => { api.get('/ping', async () => ({ ok: true })) }))
   await app.ready()
   t.same(bodies(await app.versioner.webhooks.render('price.changed', { amount: 12, display: '12' }, { subscribers: list })), wanted, 'app.versioner.webhooks.render')
+})
+
+test('regression: the event is read when render is called: changing it before the render settles changed the older versions\' bodies and the captured event', async (t) => {
+  const app = await webhookApp(t, invoiceVersions(), { captureExchanges: {} })
+  const captured: CapturedWebhook[] = []
+  const listen = (message: unknown): void => { captured.push(message as CapturedWebhook) }
+  diagnosticsChannel.subscribe('fastify-versioner:webhook', listen)
+  t.teardown(() => diagnosticsChannel.unsubscribe('fastify-versioner:webhook', listen))
+  // One object reused for two events, the renders awaited together (a loop building one event after another).
+  const invoice = { type: 'invoice.paid' as const, data: { id: 'in_1', amount: 1250, tags: ['a', 'b'] } }
+  const list = subscribers(3)
+  const first = app.versioner.webhooks.render('invoice.paid', invoice, { subscribers: list })
+  Object.assign(invoice.data, { id: 'in_2', amount: 990 })
+  const second = app.versioner.webhooks.render('invoice.paid', invoice, { subscribers: list })
+  for (const [rendered, id, amount] of [[await first, 'in_1', 1250], [await second, 'in_2', 990]] as const) {
+    const event = { type: 'invoice.paid', data: { id, amount, tags: ['a', 'b'] } }
+    for (const { version, body } of rendered.deliveries) {
+      t.equal(body, JSON.stringify(await app.versioner.migrateResponseBody(invoicePaid.body, { latestBody: event, version })), `${id}: ${version}'s body is made of the event as given`)
+    }
+  }
+  t.same(captured.map((message) => message.event), [event, { ...event, data: { ...event.data, id: 'in_2', amount: 990 } }], 'each render\'s event as given')
 })
