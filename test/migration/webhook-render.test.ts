@@ -341,3 +341,28 @@ test('regression: the event is read when render is called: changing it before th
   }
   t.same(captured.map((message) => message.event), [event, { ...event, data: { ...event.data, id: 'in_2', amount: 990 } }], 'each render\'s event as given')
 })
+
+test('regression: a render a handler starts and leaves running, its app closed before its converter ends, still renders each version in that version', async (t) => {
+  let release = (): void => {}
+  const gate = new Promise<void>((resolve) => { release = resolve })
+  const { Price, versions } = taxedPrices(async () => await gate)
+  // The oldest first: its converter is the one waiting when the app closes.
+  const list = [...VERSIONS].reverse().map((version) => ({ id: version, version, secret: newSecret() }))
+  let pending: Promise<{ deliveries: ReadonlyArray<{ version: string, body: string }> }> | undefined
+  const app = Fastify()
+  await app.register(fastifyVersioner, { versions })
+  app.versioner.webhooks.add({ name: 'price.changed', body: Price })
+  await app.register(versioned(async (api) => {
+    api.post('/prices', async () => {
+      // Rendered and queued after the answer (not awaited): a graceful shutdown closes the app meanwhile.
+      pending = app.versioner.webhooks.render('price.changed', { amount: 12, display: '12' }, { subscribers: list })
+      return { ok: true }
+    })
+  }))
+  t.equal((await app.inject({ method: 'POST', url: '/prices', headers: { 'x-api-version': '2002-01-01' } })).statusCode, 200)
+  await app.close()
+  release()
+  const rendered = await (pending as NonNullable<typeof pending>)
+  t.same(Object.fromEntries(rendered.deliveries.map(({ version, body }) => [version, JSON.parse(body)])),
+    { '2002-01-01': { amount: 12, display: '12' }, '2001-01-01': { amount: 12 }, '2000-01-01': { amount: 10 } }, '2000-01-01 gets its price without tax')
+})
