@@ -70,10 +70,11 @@ function headEvent (engine: MigrationEngine, webhook: DeclaredWebhook, latestBod
       'Outside the application, give renderWebhook (and migrateResponseBody) the ajv option the application gives Fastify({ ajv }).')
   }
   const copy = engine.copyOf(webhook.body, latestBody)
-  if (copy === latestBody && typeof copy === 'object' && copy !== null) {
-    // The copy keeps what JSON cannot write as it is: the migrations would change the caller's object, then fail.
-    throw new InvalidWebhookBodyError(`The body given to render webhook '${webhook.name}' is not JSON data: JSON cannot write it (a BigInt, a cycle). ` +
-      'Give the body as JSON would send it.')
+  // The copy keeps what JSON cannot write as it is: the migrations would change the caller's object, then fail. A body
+  // JSON writes as nothing (`undefined`, a function) would be sent as no text, signed as the text 'undefined'.
+  if (copy === undefined || ['function', 'symbol', 'bigint'].includes(typeof copy) || (copy === latestBody && typeof copy === 'object' && copy !== null)) {
+    throw new InvalidWebhookBodyError(`The body given to render webhook '${webhook.name}' is not JSON data: JSON cannot write it (a BigInt, a cycle) ` +
+      'or writes it as nothing (undefined, a function). Give the body as JSON would send it.')
   }
   if (check(copy)) return copy
   const issue = check.errors?.[0]
