@@ -276,5 +276,5 @@ export async function renderWebhook<B extends SchemaLike, S extends WebhookSubsc
   bundle: VersionBundle, webhook: WebhookDefinition<B>, latestBody: ReadonlyDeep<StaticOf<B>>, options: RenderWebhookOptions<S> & StandaloneAjv
 ): Promise<RenderedWebhook<S>> {
   checkInstanceOf(bundle, VersionBundle, 'renderWebhook(bundle, …)')
-  return await render({ engine: engineFor(bundle, options.ajv), now: Date.now, versionHeader: 'x-api-version' }, standaloneWebhook(bundle, webhook), latestBody, options)
+  return await render({ engine: engineFor(bundle, options?.ajv), now: Date.now, versionHeader: 'x-api-version' }, standaloneWebhook(bundle, webhook), latestBody, options)
 }

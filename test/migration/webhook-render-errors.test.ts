@@ -263,6 +263,10 @@ test('options render cannot use: FST_VERSIONER_INVALID_OPTION naming the subscri
   }
   const none = await app.versioner.webhooks.render('invoice.paid', event, { subscribers: [] })
   t.same([none.deliveries, none.skipped], [[], []], 'no subscriber: nothing to send')
+  // A worker's JavaScript forgetting the options was a TypeError (reading 'ajv').
+  const worker = await rejection(() => renderWebhook(invoiceVersions(), invoicePaid, event, undefined as unknown as RenderWebhookOptions))
+  t.equal(worker?.code, 'FST_VERSIONER_INVALID_OPTION', 'renderWebhook without options')
+  t.match(worker?.message, /needs subscribers: a list of \{ id, version, secret \}/)
 })
 
 test('regression: a worker\'s standalone functions given a bundle of another copy of the package, or no bundle, threw a TypeError (reading \'standalone\'); it is FST_VERSIONER_INVALID_OPTION saying so', async (t) => {
