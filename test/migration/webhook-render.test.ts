@@ -334,9 +334,9 @@ test('regression: the event is read when render is called: changing it before th
   Object.assign(invoice.data, { id: 'in_2', amount: 990 })
   const second = app.versioner.webhooks.render('invoice.paid', invoice, { subscribers: list })
   for (const [rendered, id, amount] of [[await first, 'in_1', 1250], [await second, 'in_2', 990]] as const) {
-    const event = { type: 'invoice.paid', data: { id, amount, tags: ['a', 'b'] } }
+    const given = { type: 'invoice.paid' as const, data: { id, amount, tags: ['a', 'b'] } }
     for (const { version, body } of rendered.deliveries) {
-      t.equal(body, JSON.stringify(await app.versioner.migrateResponseBody(invoicePaid.body, { latestBody: event, version })), `${id}: ${version}'s body is made of the event as given`)
+      t.equal(body, JSON.stringify(await app.versioner.migrateResponseBody(invoicePaid.body, { latestBody: given, version })), `${id}: ${version}'s body is made of the event as given`)
     }
   }
   t.same(captured.map((message) => message.event), [event, { ...event, data: { ...event.data, id: 'in_2', amount: 990 } }], 'each render\'s event as given')
