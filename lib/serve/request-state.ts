@@ -208,10 +208,14 @@ export function releaseStorage (state: RequestState | null, bundle: VersionBundl
  */
 export function runInVersion (bundle: VersionBundle, version: string, work: () => unknown): unknown {
   const internals = bundle[kBundleInternals]
-  // Inside a request or a job's own run, the storage stays on for them: the render only nests its version.
-  if (internals.customStorage || bundle.apiVersionStorage.getStore() !== undefined) return bundle.apiVersionStorage.run(version, work)
-  internals.serving.inFlight++
-  const settle = (): void => { internals.serving.inFlight--; releaseStorage(null, bundle, 0) }
+  const { serving } = internals
+  // Inside a job's own run (nothing of the plugin's holds the storage), the storage stays on for the job: the render
+  // only nests its version. Inside a request it is counted too: started there and not awaited, it may outlive the
+  // request and its app's close(), which would disable the storage under its converters.
+  const nestedInJob = bundle.apiVersionStorage.getStore() !== undefined && serving.apps === 0 && serving.inFlight === 0
+  if (internals.customStorage || nestedInJob) return bundle.apiVersionStorage.run(version, work)
+  serving.inFlight++
+  const settle = (): void => { serving.inFlight--; releaseStorage(null, bundle, 0) }
   let result: unknown
   try {
     result = bundle.apiVersionStorage.run(version, work)

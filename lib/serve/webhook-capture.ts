@@ -32,7 +32,7 @@ export interface CapturedWebhook {
   readonly latest: string
   /** `webhook-timestamp` of the render, in seconds since the epoch. */
   readonly timestamp: number
-  /** The event as the handler gave it to `render` (HEAD data, as JSON writes it). */
+  /** The event as the handler gave it to `render` (HEAD data, as the webhook's serializer writes it: what the converters got). */
   readonly event: unknown
   /** One per version rendered for at least one subscriber (several subscribers of one version get one body). */
   readonly deliveries: readonly CapturedBody[]

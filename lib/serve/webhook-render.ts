@@ -56,8 +56,11 @@ function checkedOptions<S extends WebhookSubscriber> (options: RenderWebhookOpti
   return { id, instant: timestamp?.getTime() ?? context.now(), header: versionHeader.toLowerCase() }
 }
 
-/** Throws `FST_VERSIONER_INVALID_WEBHOOK_BODY` unless `latestBody` is JSON data the webhook's HEAD schema accepts. */
-function checkHeadBody (engine: MigrationEngine, webhook: DeclaredWebhook, latestBody: unknown): void {
+/**
+ * The JSON copy of `latestBody`, which every version is rendered from: throws `FST_VERSIONER_INVALID_WEBHOOK_BODY`
+ * unless it is JSON data the webhook's HEAD schema accepts.
+ */
+function headEvent (engine: MigrationEngine, webhook: DeclaredWebhook, latestBody: unknown): unknown {
   let check: ReturnType<MigrationEngine['validatorOf']>
   try {
     check = engine.validatorOf(webhook.body)
@@ -67,12 +70,13 @@ function checkHeadBody (engine: MigrationEngine, webhook: DeclaredWebhook, lates
       'Outside the application, give renderWebhook (and migrateResponseBody) the ajv option the application gives Fastify({ ajv }).')
   }
   const copy = engine.copyOf(webhook.body, latestBody)
-  if (copy === latestBody && typeof copy === 'object' && copy !== null) {
-    // The copy keeps what JSON cannot write as it is: the migrations would change the caller's object, then fail.
-    throw new InvalidWebhookBodyError(`The body given to render webhook '${webhook.name}' is not JSON data: JSON cannot write it (a BigInt, a cycle). ` +
-      'Give the body as JSON would send it.')
+  // The copy keeps what JSON cannot write as it is: the migrations would change the caller's object, then fail. A body
+  // JSON writes as nothing (`undefined`, a function) would be sent as no text, signed as the text 'undefined'.
+  if (copy === undefined || ['function', 'symbol', 'bigint'].includes(typeof copy) || (copy === latestBody && typeof copy === 'object' && copy !== null)) {
+    throw new InvalidWebhookBodyError(`The body given to render webhook '${webhook.name}' is not JSON data: JSON cannot write it (a BigInt, a cycle) ` +
+      'or writes it as nothing (undefined, a function). Give the body as JSON would send it.')
   }
-  if (check(copy)) return
+  if (check(copy)) return copy
   const issue = check.errors?.[0]
   throw new InvalidWebhookBodyError(`The body given to render webhook '${webhook.name}' is not one its HEAD schema accepts: at ` +
     `'${issue?.instancePath ?? ''}', ${issue?.message ?? 'it does not match'}. Give the body as HEAD builds it; the versions' bodies are made from it.`)
@@ -174,7 +178,8 @@ async function render<S extends WebhookSubscriber> (
   // Counted before anything is checked, as `replay --handlers` notes a call (decision 0177).
   context.capture?.count(webhook)
   const { id, instant, header } = checkedOptions(options, context)
-  checkHeadBody(engine, webhook, latestBody)
+  // Read once, when render is called: a caller changing its object before the render settles changes no version's body.
+  const event = headEvent(engine, webhook, latestBody)
   const timestamp = Math.floor(instant / 1000)
   const byVersion = resolveSubscribers(engine.bundle, options.subscribers, instant)
   const deliveries: Array<WebhookDelivery<S> | undefined> = []
@@ -193,7 +198,7 @@ async function render<S extends WebhookSubscriber> (
     }
     let body: string
     try {
-      body = JSON.stringify(await migrateWith(engine, webhook.body, { latestBody: latestBody as ReadonlyDeep<unknown>, version }))
+      body = JSON.stringify(await migrateWith(engine, webhook.body, { latestBody: event as ReadonlyDeep<unknown>, version }))
     } catch (thrown) {
       // One version's converter failing fails that version's subscribers only (decision 0103).
       const error = thrown instanceof Error ? thrown : new ConverterFailedError(`${version} (rendering webhook '${webhook.name}' threw ${String(thrown)})`)
@@ -223,7 +228,7 @@ async function render<S extends WebhookSubscriber> (
       publishWebhookRendered(engine.bundle, webhook, { id, version, subscribers: rendered, api: context.api })
     }
   }
-  context.capture?.publish({ webhook, event: latestBody, timestamp, texts: renderedIn.map(([version, , body]) => [version, body] as const) })
+  context.capture?.publish({ webhook, event, timestamp, texts: renderedIn.map(([version, , body]) => [version, body] as const) })
   return {
     id,
     timestamp,
@@ -271,5 +276,5 @@ export async function renderWebhook<B extends SchemaLike, S extends WebhookSubsc
   bundle: VersionBundle, webhook: WebhookDefinition<B>, latestBody: ReadonlyDeep<StaticOf<B>>, options: RenderWebhookOptions<S> & StandaloneAjv
 ): Promise<RenderedWebhook<S>> {
   checkInstanceOf(bundle, VersionBundle, 'renderWebhook(bundle, …)')
-  return await render({ engine: engineFor(bundle, options.ajv), now: Date.now, versionHeader: 'x-api-version' }, standaloneWebhook(bundle, webhook), latestBody, options)
+  return await render({ engine: engineFor(bundle, options?.ajv), now: Date.now, versionHeader: 'x-api-version' }, standaloneWebhook(bundle, webhook), latestBody, options)
 }

@@ -191,6 +191,21 @@ test('regression: a body JSON cannot write (a BigInt, a cycle) is FST_VERSIONER_
   t.equal(error?.code, 'FST_VERSIONER_INVALID_OPTION', 'migrateResponseBody too')
 })
 
+test('regression: a body JSON writes as nothing (undefined, a function) was delivered as no text, signed over the text \'undefined\', by a webhook whose HEAD schema takes any value', async (t) => {
+  const versions = new VersionBundle(new Version('2001-01-01'), new Version('2000-01-01'))
+  const subscribers = [{ id: 'ep_1', version: '2000-01-01', secret: newSecret() }]
+  for (const [body, schemaName] of [[Type.Unknown(), 'Type.Unknown()'], [Type.Any(), 'Type.Any()']] as const) {
+    const definition = { name: 'event.forwarded', body }
+    for (const [value, what] of [[undefined, 'undefined'], [() => 'x', 'a function'], [Symbol('x'), 'a symbol']] as const) {
+      const error = await rejection(() => renderWebhook(versions, definition, value as never, { subscribers }))
+      t.equal(error?.code, 'FST_VERSIONER_INVALID_WEBHOOK_BODY', `${schemaName}: ${what}`)
+      t.match(error?.message, "webhook 'event.forwarded' is not JSON data: JSON cannot write it (a BigInt, a cycle) or writes it as nothing", what)
+    }
+    const { deliveries } = await renderWebhook(versions, definition, null, { subscribers })
+    t.equal(deliveries[0].body, 'null', 'null is JSON data: sent as the text null')
+  }
+})
+
 test('regression: a malformed secret failed the render for every subscriber; it fails its own (FST_VERSIONER_INVALID_WEBHOOK_SECRET in failed, never the secret)', async (t) => {
   const app = await webhookApp(t)
   const bad: Array<[unknown, RegExp]> = [
@@ -248,6 +263,10 @@ test('options render cannot use: FST_VERSIONER_INVALID_OPTION naming the subscri
   }
   const none = await app.versioner.webhooks.render('invoice.paid', event, { subscribers: [] })
   t.same([none.deliveries, none.skipped], [[], []], 'no subscriber: nothing to send')
+  // A worker's JavaScript forgetting the options was a TypeError (reading 'ajv').
+  const worker = await rejection(() => renderWebhook(invoiceVersions(), invoicePaid, event, undefined as unknown as RenderWebhookOptions))
+  t.equal(worker?.code, 'FST_VERSIONER_INVALID_OPTION', 'renderWebhook without options')
+  t.match(worker?.message, /needs subscribers: a list of \{ id, version, secret \}/)
 })
 
 test('regression: a worker\'s standalone functions given a bundle of another copy of the package, or no bundle, threw a TypeError (reading \'standalone\'); it is FST_VERSIONER_INVALID_OPTION saying so', async (t) => {

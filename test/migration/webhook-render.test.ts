@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox'
 import Fastify from 'fastify'
 import {
   ConvertResponseToPreviousVersionFor, endpoint, fastifyVersioner, HeadVersion, migrateResponseBody, renderWebhook, schema, signWebhook, Version, versioned, VersionBundle,
-  VersionChange, type ResponseInfo, type WebhookRenderedEvent, type WebhookSubscriber
+  VersionChange, type CapturedWebhook, type ResponseInfo, type WebhookRenderedEvent, type WebhookSubscriber
 } from '../../plugin'
 import { rejection } from '../helpers/errors'
 import { captureLogs } from '../helpers/request-pipeline'
@@ -319,4 +319,50 @@ test('regression: webhooks run each version\'s converters in that version (isApp
   await app.register(versioned(async (api) => { api.get('/ping', async () => ({ ok: true })) }))
   await app.ready()
   t.same(bodies(await app.versioner.webhooks.render('price.changed', { amount: 12, display: '12' }, { subscribers: list })), wanted, 'app.versioner.webhooks.render')
+})
+
+test('regression: the event is read when render is called: changing it before the render settles changed the older versions\' bodies and the captured event', async (t) => {
+  const app = await webhookApp(t, invoiceVersions(), { captureExchanges: {} })
+  const captured: CapturedWebhook[] = []
+  const listen = (message: unknown): void => { captured.push(message as CapturedWebhook) }
+  diagnosticsChannel.subscribe('fastify-versioner:webhook', listen)
+  t.teardown(() => diagnosticsChannel.unsubscribe('fastify-versioner:webhook', listen))
+  // One object reused for two events, the renders awaited together (a loop building one event after another).
+  const invoice = { type: 'invoice.paid' as const, data: { id: 'in_1', amount: 1250, tags: ['a', 'b'] } }
+  const list = subscribers(3)
+  const first = app.versioner.webhooks.render('invoice.paid', invoice, { subscribers: list })
+  Object.assign(invoice.data, { id: 'in_2', amount: 990 })
+  const second = app.versioner.webhooks.render('invoice.paid', invoice, { subscribers: list })
+  for (const [rendered, id, amount] of [[await first, 'in_1', 1250], [await second, 'in_2', 990]] as const) {
+    const given = { type: 'invoice.paid' as const, data: { id, amount, tags: ['a', 'b'] } }
+    for (const { version, body } of rendered.deliveries) {
+      t.equal(body, JSON.stringify(await app.versioner.migrateResponseBody(invoicePaid.body, { latestBody: given, version })), `${id}: ${version}'s body is made of the event as given`)
+    }
+  }
+  t.same(captured.map((message) => message.event), [event, { ...event, data: { ...event.data, id: 'in_2', amount: 990 } }], 'each render\'s event as given')
+})
+
+test('regression: a render a handler starts and leaves running, its app closed before its converter ends, still renders each version in that version', async (t) => {
+  let release = (): void => {}
+  const gate = new Promise<void>((resolve) => { release = resolve })
+  const { Price, versions } = taxedPrices(async () => await gate)
+  // The oldest first: its converter is the one waiting when the app closes.
+  const list = [...VERSIONS].reverse().map((version) => ({ id: version, version, secret: newSecret() }))
+  let pending: Promise<{ deliveries: ReadonlyArray<{ version: string, body: string }> }> | undefined
+  const app = Fastify()
+  await app.register(fastifyVersioner, { versions })
+  app.versioner.webhooks.add({ name: 'price.changed', body: Price })
+  await app.register(versioned(async (api) => {
+    api.post('/prices', async () => {
+      // Rendered and queued after the answer (not awaited): a graceful shutdown closes the app meanwhile.
+      pending = app.versioner.webhooks.render('price.changed', { amount: 12, display: '12' }, { subscribers: list })
+      return { ok: true }
+    })
+  }))
+  t.equal((await app.inject({ method: 'POST', url: '/prices', headers: { 'x-api-version': '2002-01-01' } })).statusCode, 200)
+  await app.close()
+  release()
+  const rendered = await (pending as NonNullable<typeof pending>)
+  t.same(Object.fromEntries(rendered.deliveries.map(({ version, body }) => [version, JSON.parse(body)])),
+    { '2002-01-01': { amount: 12, display: '12' }, '2001-01-01': { amount: 12 }, '2000-01-01': { amount: 10 } }, '2000-01-01 gets its price without tax')
 })

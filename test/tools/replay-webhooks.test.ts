@@ -213,3 +213,29 @@ test('regression: a webhook converter that throws now is a finding on a render w
   ])
   t.same(report.notReplayable, [])
 })
+
+test('regression: an event holding a Date in a date field (format: \'date\') is recorded as its converters got it; replay reported the body sent as changed', async (t) => {
+  const Due = Type.Object({ id: Type.String(), due: Type.String({ format: 'date' }) })
+  const build = async (): Promise<FastifyInstance> => {
+    const app = Fastify()
+    await app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2001-01-01'), new Version('2000-01-01')), captureExchanges: {} })
+    app.versioner.webhooks.add({ name: 'invoice.due', body: Due })
+    await app.register(versioned(async (api) => { api.get('/ping', async () => ({ ok: true })) }))
+    await app.ready()
+    return app
+  }
+  const recorded = await build()
+  t.teardown(() => recorded.close())
+  const lines: string[] = []
+  const record = (message: unknown): void => { lines.push(JSON.stringify(message)) }
+  diagnosticsChannel.subscribe('fastify-versioner:webhook', record)
+  t.teardown(() => diagnosticsChannel.unsubscribe('fastify-versioner:webhook', record))
+  // As a handler builds it from a database row (a DATE column read as a Date).
+  const event = { id: 'in_1', due: new Date('2024-01-02T00:00:00Z') }
+  const { deliveries } = await recorded.versioner.webhooks.render('invoice.due', event, { subscribers: [{ id: 'ep_1', version: '2000-01-01', secret: `whsec_${'A'.repeat(32)}` }] })
+  t.same(JSON.parse(deliveries[0].body), { id: 'in_1', due: '2024-01-02' }, 'sent as its date, as a route answering it writes it')
+  t.same(readTraffic(lines.join('\n')).deliveries[0].delivery.event, { id: 'in_1', due: '2024-01-02' }, 'the event recorded as the converters got it')
+  const fresh = await build()
+  t.teardown(() => fresh.close())
+  t.same((await replayTraffic(fresh, readTraffic(lines.join('\n')))).findings.map((finding) => finding.text), [], 'replayed: nothing changed')
+})
