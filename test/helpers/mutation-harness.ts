@@ -12,7 +12,7 @@ import { join, relative, resolve, sep } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { checkDocuments, readTraffic, replayTraffic, verify, type SentWebhook, type Traffic } from '../../tools'
 import { recordTraffic } from '../../examples/traffic'
-import { shareCompiledSchemas } from './compiled-schemas'
+import { shareCompiledSchemas, shareToolCompilers } from './compiled-schemas'
 import { exampleTestFindings } from './example-tests'
 
 const ROOT = resolve(__dirname, '..', '..')
@@ -202,6 +202,7 @@ function codedError (error: unknown): string | undefined {
  * schemas Fastify compiled for them (test/helpers/compiled-schemas.ts, decision 0240).
  */
 async function loadMutant (file: string, delivered: unknown[], sent: SentWebhook[] = [], now: () => number = () => NOW): Promise<FastifyInstance> {
+  shareToolCompilers()
   const build = (require(file) as { default: AppFunction }).default
   // What a subscriber reads: the body it was sent (the signatures change with the random event id).
   const deliver = async (delivery: SentWebhook): Promise<void> => {
