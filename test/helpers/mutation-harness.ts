@@ -199,7 +199,8 @@ function codedError (error: unknown): string | undefined {
 /**
  * Loads the app module (the test's TypeScript loader compiles it; Node caches it) and readies an app of its default
  * export, its webhooks collected in `delivered` (each body, parsed) and in `sent` (as sent). The apps share the
- * schemas Fastify compiled for them (test/helpers/compiled-schemas.ts, decision 0240).
+ * schemas Fastify compiled for them, and the tools' Ajv instances their compilations (test/helpers/compiled-schemas.ts,
+ * decision 0240).
  */
 async function loadMutant (file: string, delivered: unknown[], sent: SentWebhook[] = [], now: () => number = () => NOW): Promise<FastifyInstance> {
   shareToolCompilers()
