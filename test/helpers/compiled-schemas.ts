@@ -13,6 +13,7 @@
  * the app would have compiled itself.
  */
 import { createHash } from 'node:crypto'
+import { createRequire } from 'node:module'
 import type { FastifyInstance } from 'fastify'
 
 /** What Fastify hands a compiler: the route's schema (and more, which the default compilers do not read). */
@@ -162,4 +163,126 @@ export function shareCompiledSchemas (app: FastifyInstance): void {
   }
   factory.buildValidator = sharing(factory.buildValidator, validators, 'validator', false, new Map())
   factory.buildSerializer = sharing(factory.buildSerializer, serializers, 'serializer', true)
+}
+
+/** What the tools use of an Ajv instance (lib/core/strict-validator.ts's `fastifyAjv`), and what it returns of itself. */
+type AjvMethod = (...args: unknown[]) => unknown
+type AjvInstance = Record<string | symbol, unknown>
+
+/** What an Ajv instance of the tools answered, by the digest of its calls up to it: a value, or what it threw. */
+const toolAnswers = new Map<string, { readonly threw: boolean, readonly value: unknown }>()
+/** The calls whose answer depends on what the instance was asked before (every call but a compile of a schema with no `$id` and no `$ref`). */
+const ANSWERED = new Set(['compile', 'addSchema', 'getSchema'])
+/** An answer that was the instance itself (`addSchema` returns it). */
+const ITSELF = Symbol('the instance')
+/** How many calls of the tools' instances the cache answered, and how many they made (for the lab notes). */
+export const toolCalls = { shared: 0, own: 0, left: 0 }
+
+/**
+ * An Ajv instance the tools made (`real`, created with the options `options`), whose `compile`, `addSchema` and
+ * `getSchema` are answered from `toolAnswers` when an instance made with the same options was asked the same calls,
+ * in the same order, the same objects where they were the same (a history, as above). The answers the cache gave are
+ * calls `real` has not made: at the first call the cache does not hold, `real` makes them first, then that call, so
+ * that it holds what it would hold had it made every call itself; its answer then serves later instances. A compile
+ * of a schema with no `$id` and no `$ref` depends on the options alone, and is answered by its text. Any other use of
+ * the instance (a property other than its options and formats, another method), or an argument that is not plain
+ * JSON, brings `real` up to date and leaves the instance to itself from then on.
+ */
+function sharedToolAjv (real: AjvInstance, options: string): AjvInstance {
+  const history = { key: digest(`ajv\0${options}`), firstAsked: new Map<unknown, number>(), count: 0, own: false }
+  const unmade: Array<() => unknown> = []
+  const catchUp = (): void => {
+    for (const call of unmade.splice(0)) {
+      try {
+        call()
+      } catch {}
+    }
+  }
+  const made = (value: unknown): unknown => value === real ? proxy : value
+  const answer = (key: string, call: () => unknown): unknown => {
+    const known = toolAnswers.get(key)
+    if (known !== undefined) {
+      unmade.push(call)
+      toolCalls.shared++
+      if (known.threw) throw known.value
+      return known.value === ITSELF ? proxy : known.value
+    }
+    catchUp()
+    toolCalls.own++
+    try {
+      const value = call()
+      toolAnswers.set(key, { threw: false, value: value === real ? ITSELF : value })
+      return made(value)
+    } catch (error) {
+      toolAnswers.set(key, { threw: true, value: error })
+      throw error
+    }
+  }
+  const method = (name: string): AjvMethod => (...args) => {
+    const call = (): unknown => (real[name] as AjvMethod).apply(real, args)
+    if (history.own) return made(call())
+    const texts = args.map((arg) => arg === undefined ? 'undefined' : jsonText(arg, true))
+    if (texts.includes(undefined)) {
+      history.own = true
+      catchUp()
+      return made(call())
+    }
+    const alone = name === 'compile' && args.length === 1 ? jsonText(args[0], false) : undefined
+    if (alone !== undefined) return answer(digest(`ajv\0${options}\0compile\0${alone}`), call)
+    const places = args.map((arg) => {
+      if (typeof arg !== 'object' || arg === null) return -1
+      const first = history.firstAsked.get(arg) ?? history.count
+      if (first === history.count) history.firstAsked.set(arg, first)
+      return first
+    })
+    history.key = digest(`${history.key}\0${name}\0${places.join(',')}\0${texts.join('\0')}`)
+    history.count++
+    return answer(history.key, call)
+  }
+  const proxy: AjvInstance = new Proxy(real, {
+    get (target, property) {
+      if (typeof property === 'string' && ANSWERED.has(property)) return method(property)
+      if (property === 'opts' || property === 'formats') return target[property]
+      if (!history.own) {
+        history.own = true
+        toolCalls.left++
+        catchUp()
+      }
+      const value = target[property]
+      return typeof value === 'function' ? (...args: unknown[]) => made((value as AjvMethod).apply(target, args)) : value
+    }
+  })
+  return proxy
+}
+
+/** Set once the tools' Ajv instances are shared (`shareToolCompilers`). */
+let toolsShared = false
+
+/**
+ * Makes the Ajv instances the tools create in this process (`verify`'s validators, `check`'s, the documents' examples:
+ * lib/core/strict-validator.ts's `fastifyAjv`, through `@fastify/ajv-compiler`) answer their compilations from one
+ * cache, as the apps' own compilers do above: each mistake's `verify` compiled the same forms again in a new instance.
+ * Only an instance created with plain JSON options, no plugins and no shared schemas is shared; Fastify's own
+ * compilers are not reached (it took `@fastify/ajv-compiler` in when it loaded). Idempotent.
+ */
+export function shareToolCompilers (): void {
+  if (toolsShared) return
+  const path = createRequire(require.resolve('fastify')).resolve('@fastify/ajv-compiler')
+  require(path)
+  const module = require.cache[path]
+  const original = module?.exports as ((options?: unknown) => (externalSchemas: unknown, options: Record<string, unknown>) => unknown) | undefined
+  if (module === undefined || typeof original !== 'function') throw new Error('@fastify/ajv-compiler exports no factory: update test/helpers/compiled-schemas.ts')
+  const factory = Object.assign((factoryOptions?: unknown) => {
+    const build = original(factoryOptions)
+    return (externalSchemas: unknown, options: Record<string, unknown>) => {
+      const onCreate = options.onCreate as ((ajv: unknown) => void) | undefined
+      const plugins = options.plugins as unknown[] | undefined
+      const text = jsonText(options.customOptions ?? {}, false)
+      const plain = typeof onCreate === 'function' && options.mode === undefined && (plugins ?? []).length === 0 && jsonText(externalSchemas, false) === '{}' && text !== undefined
+      if (!plain) return build(externalSchemas, options)
+      return build(externalSchemas, { ...options, onCreate: (ajv: AjvInstance) => onCreate(sharedToolAjv(ajv, text)) })
+    }
+  }, original)
+  module.exports = factory
+  toolsShared = true
 }

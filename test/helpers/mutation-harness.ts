@@ -12,7 +12,7 @@ import { join, relative, resolve, sep } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { checkDocuments, readTraffic, replayTraffic, verify, type SentWebhook, type Traffic } from '../../tools'
 import { recordTraffic } from '../../examples/traffic'
-import { shareCompiledSchemas } from './compiled-schemas'
+import { shareCompiledSchemas, shareToolCompilers } from './compiled-schemas'
 import { exampleTestFindings } from './example-tests'
 
 const ROOT = resolve(__dirname, '..', '..')
@@ -199,9 +199,11 @@ function codedError (error: unknown): string | undefined {
 /**
  * Loads the app module (the test's TypeScript loader compiles it; Node caches it) and readies an app of its default
  * export, its webhooks collected in `delivered` (each body, parsed) and in `sent` (as sent). The apps share the
- * schemas Fastify compiled for them (test/helpers/compiled-schemas.ts, decision 0240).
+ * schemas Fastify compiled for them, and the tools' Ajv instances their compilations (test/helpers/compiled-schemas.ts,
+ * decision 0240).
  */
 async function loadMutant (file: string, delivered: unknown[], sent: SentWebhook[] = [], now: () => number = () => NOW): Promise<FastifyInstance> {
+  shareToolCompilers()
   const build = (require(file) as { default: AppFunction }).default
   // What a subscriber reads: the body it was sent (the signatures change with the random event id).
   const deliver = async (delivery: SentWebhook): Promise<void> => {
