@@ -32,6 +32,9 @@ test('the reference example: converters of the schema, then the version\'s schem
   t.same(migrateResponseBody(versions, EmptySchema, { latestBody, version: '2000-01-01' }), { name: 'Apples', amount: 83 })
   t.same(migrateResponseBody(versions, EmptySchema, { latestBody, version: '2001-01-01' }), {}, 'latest: the unknown id is removed')
   t.same(latestBody, { id: 'hewwo' }, 'the input is not mutated')
+  // A worker's JavaScript forgetting the options was a TypeError (reading 'ajv').
+  t.throws(() => migrateResponseBody(versions, EmptySchema, undefined as never),
+    { code: 'FST_VERSIONER_INVALID_OPTION', message: /needs options \{ latestBody, version \}/ }, 'no options: the coded error')
 
   const app = Fastify()
   t.teardown(() => app.close())
