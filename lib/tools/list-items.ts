@@ -215,7 +215,7 @@ export function unequalItems (groups: readonly AlikeStrings[], at: ItemsAtLevel)
 }
 
 /** A sentinel that must arrive, and where it was in the example. */
-export interface RequiredValue {
+interface RequiredValue {
   readonly sentinel: string
   readonly pointer: string
 }
