@@ -111,9 +111,10 @@ const THRESHOLD = 76.1
 // its 5 misses, a search that pages before it filters and a 404's content type), asserted rounded down; 88.7 % (142
 // of 160: 88.75 %) once check compared a rule a request schema gains (decision 0196), asserted rounded down.
 // 87.7 % (151 of 172: 87.79 %) once the corpus grew blind a tenth time (decision 0213: the replay catches none of its
-// 3 misses), asserted rounded down.
+// 3 misses), asserted rounded down; 88.3 % (152 of 172: 88.37 %) once replay --handlers reported a millisecond time
+// multiplied by 1000 again where seconds were recorded (the time helper called the wrong way), asserted rounded down.
 // The same rule: raised as the tools learn, never lowered.
-const WITH_TRAFFIC = 87.7
+const WITH_TRAFFIC = 88.3
 // With the example's own tests that run its handlers (test/helpers/example-tests.ts: replaceFromEveryVersion on a
 // customer it stores, readWebhookDelivery on each invoice.paid it sends), as a team's suite runs them in CI: the
 // mistakes only a handler shows (keeps declared and not kept, PUT made a merge, a webhook sent as HEAD builds it).

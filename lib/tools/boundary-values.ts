@@ -7,7 +7,8 @@
  *   cents dropped, or not rounded), `true`, lists of two items;
  * - `empty`: empty strings, `0`, `false`, empty lists and records (`if (body.memo)` skipping them);
  * - `null`: `null` wherever the schema allows it;
- * - `negative`: negative numbers (made positive), with such a fraction (`-4.35`);
+ * - `negative`: negative numbers (made positive), with such a fraction (`-4.35`), lists of two items (two lines a
+ *   version cannot show in a row: a converter splicing items out while it counts them up skips the second);
  * - `large`: strings as long as the schema allows (1,000 characters without `maxLength`: a string cut), numbers
  *   beyond 32 bits (or the schema's maximum), lists of strings, numbers or flags as long as it allows (101 items
  *   without `maxItems`: a list cut to a page), lists of objects 11 where no list of objects holds them (nested: short);
@@ -152,7 +153,7 @@ export function boundaryLength (node: JsonSchema, boundary: Boundary, items: 'pl
   const min = typeof node.minItems === 'number' ? node.minItems : 0
   const max = typeof node.maxItems === 'number' ? node.maxItems : Infinity
   if (boundary === 'empty') return min
-  const wanted = boundary === 'spaces' || boundary === 'items' ? 2 : boundary !== 'large' ? 1 : items === 'plain' ? LONG_LIST : items === 'paged' ? PAGED_LIST : 1
+  const wanted = boundary === 'spaces' || boundary === 'items' || boundary === 'negative' ? 2 : boundary !== 'large' ? 1 : items === 'plain' ? LONG_LIST : items === 'paged' ? PAGED_LIST : 1
   return Math.max(min, Math.min(max, wanted))
 }
 

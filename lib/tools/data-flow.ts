@@ -5,7 +5,8 @@
  * field's value must reach its HEAD field, a HEAD field's value the old field), with where each is on both sides,
  * and which sentinels must arrive (./sentinel-arrival.ts tells whether they do). Fields an instruction declares
  * added or removed (`didntExist`, `existedAs`) have no counterpart to reach; retyped ones (but made nullable or no
- * longer) as a whole only, and a list item holding an enum member the other side lacks not at all.
+ * longer) as a whole only, and a list item holding a value the other side cannot express (an enum member it lacks, a number out of
+ * its range) not at all.
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
@@ -16,14 +17,8 @@ import { pointerSegment, type SchemaObject } from '../core/json-schema'
 import type { JsonSchema } from '../values/examples'
 import { fittingMembers } from '../values/union-matchers'
 import { lowerCaseHeaders } from '../routes/prepared-schemas'
-import { fieldsThereOnly, formatsOf, placeThere, propertySchema, typesBesideNull } from './places-there'
+import { fieldsThereOnly, formatsOf, outOfRange, placeThere, propertySchema, typesBesideNull } from './places-there'
 import { keptField, type Kept } from './renamed-values'
-
-/** A sentinel that must arrive, and where it was in the example. */
-export interface RequiredValue {
-  readonly sentinel: string
-  readonly pointer: string
-}
 
 /** Resolves a `$ref` of a schema (the application's `$id`s). */
 export type RefResolver = (ref: string) => unknown
@@ -160,13 +155,21 @@ function lacksMember (lineage: Lineage, schema: unknown, value: unknown): boolea
   return there?.kind === 'enum' && !there.members.some((each) => member?.head !== undefined ? each.head === member.head : each.value === value && (member === undefined || each.head === undefined))
 }
 
-/** True when a list item (an object) holds, in a field of its own, a member of an enum that level `to` lacks. */
-function holdsLackedMember (lineage: Lineage, schema: unknown, item: unknown): boolean {
+/**
+ * True when a list item (an object) holds, in a field of its own, a value level `to` cannot express: a member of an
+ * enum it lacks, or a number out of the range the field has there (a discount line's negative amount, where lines had
+ * a minimum of 0). A converter may leave such an item out.
+ */
+function holdsUnexpressible (lineage: Lineage, schema: unknown, item: unknown): boolean {
   const node = asNode(schema, lineage.resolveRef)
   if (node === undefined || typeof item !== 'object' || item === null || Array.isArray(item)) return false
-  return declaredChildren(readingNode(node, item, lineage.resolveRef), item).some(([key, sub]) => {
+  const reading = readingNode(node, item, lineage.resolveRef)
+  const seed = lineage.generation.seedOf(reading as TSchema)
+  const form = seed === undefined ? undefined : asNode(lineage.generation.formAt(seed.head, lineage.to), lineage.resolveRef)
+  const there = new Map(form === undefined || seed === undefined ? [] : pairingsOf(lineage, seed.head).map((pairing) => [pairing.key, asNode(propertySchema(form, pairing.there), lineage.resolveRef)]))
+  return declaredChildren(reading, item).some(([key, sub]) => {
     const held = (item as Record<PathKey, unknown>)[key]
-    return held !== null && typeof held !== 'object' && lacksMember(lineage, sub, held)
+    return held !== null && typeof held !== 'object' && (lacksMember(lineage, sub, held) || outOfRange(there.get(key as string), held))
   })
 }
 
@@ -264,7 +267,7 @@ export function followedValues (lineage: Lineage, headSchema: unknown, example: 
       if (place === null || placeThere(thereSchema, there, (schema) => asNode(schema, resolveRef)) === null) return
       // A member of an enum the other level lacks has nowhere to go as it is (a converter maps it, or leaves it out), nor an item past its maxItems.
       if (held !== null && typeof held !== 'object' && lacksMember(lineage, sub, held)) return
-      if (typeof key === 'number' && (holdsLackedMember(lineage, sub, held) || key >= Number(asNode(thereSchema, resolveRef)?.maxItems ?? Infinity))) return
+      if (typeof key === 'number' && (holdsUnexpressible(lineage, sub, held) || key >= Number(asNode(thereSchema, resolveRef)?.maxItems ?? Infinity))) return
       const child = { from: [...at.from, key], to: [...at.to, there], sameType, field, ...(nullOnly === true ? { nullOnly } : {}), ...(key !== there && place === undefined ? { ...keptField(sub, (schema) => asNode(schema, resolveRef)), ...(therePattern === undefined ? {} : { therePattern }) } : {}), ...fieldsThereOnly(place, held, (schema) => asNode(schema, resolveRef)) }
       found.push(child)
       if (sameType) stack.push({ schema: sub, value: (value as Record<PathKey, unknown>)[key], at: child, there: place })
@@ -282,19 +285,4 @@ export function followedValues (lineage: Lineage, headSchema: unknown, example: 
     }
   }
   return found
-}
-
-/**
- * The sentinels of an example (at level `from`, of the HEAD schema `headSchema`) that must reach level `to`:
- * those of the values followed there (see {@link followedValues}).
- */
-export function requiredValues (lineage: Lineage, headSchema: unknown, example: unknown, sentinels: ReadonlyMap<string, string>): RequiredValue[] {
-  if (sentinels.size === 0) return []
-  const required: RequiredValue[] = []
-  for (const { from, sameType } of followedValues(lineage, headSchema, example)) {
-    const value = sameType ? valueAt(example, from) : undefined
-    const pointer = typeof value === 'string' ? sentinels.get(value) : undefined
-    if (pointer !== undefined) required.push({ sentinel: value as string, pointer })
-  }
-  return required
 }

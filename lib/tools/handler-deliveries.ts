@@ -27,15 +27,15 @@ interface ReplayWindow {
   readonly to: number
 }
 
-/** A Unix time below this is in seconds (10^11 seconds is the year 5138; 10^11 milliseconds is 1973). */
+/** A Unix time below this is in seconds (10^11 seconds is the year 5138; 10^11 milliseconds is 1973), below 1000 times it in milliseconds. */
 const SECONDS_BELOW = 1e11
 
-/** The form of a time: Unix time in seconds or milliseconds, or an ISO 8601 date-time (`undefined`: no time). */
-type TimeForm = 'seconds' | 'milliseconds' | 'date-time' | undefined
+/** The form of a time: Unix time in seconds, milliseconds or microseconds, or an ISO 8601 date-time (`undefined`: no time). */
+type TimeForm = 'seconds' | 'milliseconds' | 'microseconds' | 'date-time' | undefined
 
 /** The form of a recorded value, were it a time. */
 function recordedForm (value: unknown): TimeForm {
-  if (typeof value === 'number') return Math.abs(value) < SECONDS_BELOW ? 'seconds' : 'milliseconds'
+  if (typeof value === 'number') return Math.abs(value) < SECONDS_BELOW ? 'seconds' : Math.abs(value) < SECONDS_BELOW * 1000 ? 'milliseconds' : 'microseconds'
   return typeof value === 'string' && /^\d{4}-\d\d-\d\dT\d\d:\d\d/.test(value) ? 'date-time' : undefined
 }
 
@@ -43,7 +43,8 @@ function recordedForm (value: unknown): TimeForm {
  * The clock rule: `'clock'` when `replayed` is a time read from the clock during the replay in the form and unit
  * `recorded` has (Unix time in seconds for a recorded number in seconds, in milliseconds for one in milliseconds, an
  * ISO 8601 date-time for a recorded one; any, where nothing of these was recorded); `'changed'` when it is such a time
- * in another form or unit than recorded (seconds made milliseconds: a change, whatever else differs there);
+ * in another form or unit than recorded (seconds made milliseconds, milliseconds multiplied by 1000 again into
+ * microseconds: a change, whatever else differs there);
  * `undefined` when it is no time of the replay.
  * @example
  * ```ts
@@ -54,7 +55,7 @@ function recordedForm (value: unknown): TimeForm {
 export function clockRule (recorded: unknown, replayed: unknown, window: ReplayWindow): 'clock' | 'changed' | undefined {
   const within = (time: number): boolean => time >= window.from - 1000 && time <= window.to + 1000
   let form: TimeForm
-  if (typeof replayed === 'number') form = within(replayed * 1000) ? 'seconds' : within(replayed) ? 'milliseconds' : undefined
+  if (typeof replayed === 'number') form = within(replayed * 1000) ? 'seconds' : within(replayed) ? 'milliseconds' : within(replayed / 1000) ? 'microseconds' : undefined
   else if (recordedForm(replayed) === 'date-time' && within(Date.parse(replayed as string))) form = 'date-time'
   if (form === undefined) return undefined
   const was = recordedForm(recorded)

@@ -9,7 +9,7 @@
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
-import { asNode, declaredChildren, jsonTypeOf, pointerOfPath, readingNode, schemaAt, valueAt, type FollowedValue, type PathKey, type RefResolver, type RequiredValue } from './data-flow'
+import { asNode, declaredChildren, followedValues, jsonTypeOf, pointerOfPath, readingNode, schemaAt, valueAt, type FollowedValue, type PathKey, type RefResolver } from './data-flow'
 import { arrives } from './sentinel-arrival'
 import type { JoinedValue } from './moved-values'
 import { pointerSegment } from '../core/json-schema'
@@ -212,6 +212,31 @@ export function unequalItems (groups: readonly AlikeStrings[], at: ItemsAtLevel)
     })
   }
   return found
+}
+
+/** A sentinel that must arrive, and where it was in the example. */
+interface RequiredValue {
+  readonly sentinel: string
+  readonly pointer: string
+}
+
+/**
+ * The sentinels of an example (at level `from`, of the HEAD schema `headSchema`) that must reach level `to`: those of
+ * the values followed there (./data-flow.ts), which leaves out a list item the other level cannot express.
+ * @example
+ * ```ts
+ * requiredValues({ generation, resolveRef, from: 0, to: 1 }, Invoice, { memo: 'zq000001' }, sentinels) // [{ sentinel: 'zq000001', pointer: '/memo' }]
+ * ```
+ */
+export function requiredValues (lineage: Parameters<typeof followedValues>[0], headSchema: unknown, example: unknown, sentinels: ReadonlyMap<string, string>): RequiredValue[] {
+  if (sentinels.size === 0) return []
+  const required: RequiredValue[] = []
+  for (const { from, sameType } of followedValues(lineage, headSchema, example)) {
+    const value = sameType ? valueAt(example, from) : undefined
+    const pointer = typeof value === 'string' ? sentinels.get(value) : undefined
+    if (pointer !== undefined) required.push({ sentinel: value as string, pointer })
+  }
+  return required
 }
 
 /** What must arrive of one part of an example: the example, the sentinels it holds, its values followed to a level. */

@@ -104,3 +104,18 @@ export function fieldsThereOnly (there: unknown, held: unknown, nodeOf: (schema:
   const fieldsThere = Object.keys(properties)
   return fieldsThere.length > 0 && Object.keys(held).every((key) => propertySchema(node, key) === undefined) ? { fieldsThere } : {}
 }
+
+/**
+ * True when `value` is a number out of the range `node` (a field's schema at the other level) gives it: below its
+ * `minimum`, above its `maximum`, or at an exclusive bound.
+ * @example
+ * ```ts
+ * outOfRange({ type: 'integer', minimum: 0 }, -500) // true
+ * ```
+ */
+export function outOfRange (node: JsonSchema | undefined, value: unknown): boolean {
+  if (node === undefined || typeof value !== 'number') return false
+  const bound = (keyword: string): number | undefined => typeof node[keyword] === 'number' ? node[keyword] as number : undefined
+  const [minimum, maximum, below, above] = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'].map(bound)
+  return value < (minimum ?? -Infinity) || value > (maximum ?? Infinity) || value <= (below ?? -Infinity) || value >= (above ?? Infinity)
+}

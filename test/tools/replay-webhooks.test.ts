@@ -23,6 +23,8 @@ interface Changes {
   readonly upperTitle?: boolean
   /** The handler builds the event's time in milliseconds (a handler mistake). */
   readonly milliseconds?: boolean
+  /** The handler builds the event's time in milliseconds multiplied by 1000 again (a helper called the wrong way). */
+  readonly microseconds?: boolean
   /** The handler builds the event from the input, named otherwise (a handler mistake). */
   readonly trimmedName?: boolean
   /** The handler adds a field to every version's events (as the policy allows). */
@@ -54,7 +56,7 @@ function notes (changes: Changes = {}): () => Promise<FastifyInstance> {
         const note = { id: randomUUID(), name: request.body.name }
         const data = changes.trimmedName === true ? { ...note, name: note.name.trim() } : note
         const event = {
-          id: `evt_${randomUUID()}`, type: 'note.created' as const, created: changes.milliseconds === true ? Date.now() : Math.floor(Date.now() / 1000), data, url: `${changes.v2Url === true ? '/v2' : ''}/notes/${note.id}`, ...(changes.livemode === true ? { livemode: true } : {})
+          id: `evt_${randomUUID()}`, type: 'note.created' as const, created: changes.microseconds === true ? Date.now() * 1000 : changes.milliseconds === true ? Date.now() : Math.floor(Date.now() / 1000), data, url: `${changes.v2Url === true ? '/v2' : ''}/notes/${note.id}`, ...(changes.livemode === true ? { livemode: true } : {})
         }
         await app.versioner.webhooks.render('note.created', event, { subscribers })
         return note
@@ -70,8 +72,8 @@ function notes (changes: Changes = {}): () => Promise<FastifyInstance> {
 }
 
 /** The exchanges and renders of clients of every version of the correct notes app (one a line). */
-async function notesTraffic (): Promise<string> {
-  const app = await notes()()
+async function notesTraffic (changes: Changes = {}): Promise<string> {
+  const app = await notes(changes)()
   const lines: string[] = []
   const record = (message: unknown): void => { lines.push(JSON.stringify(message)) }
   diagnosticsChannel.subscribe('fastify-versioner:exchange', record)
@@ -156,6 +158,14 @@ test('replay --handlers: a handler building the event otherwise is a finding on 
   t.match(milliseconds[0], /^line 1: webhook note\.created \(2001-01-01\): delivery body\/created: the subscribers received \d{10}, the handlers of a fresh application now render \d{13}\.$/)
   // An answer's Unix time too: both fresh apps read the clock (in milliseconds), which was left out as noise.
   t.match(milliseconds[6], /^line 7: GET \/clock \(2001-01-01\): answer body\/now: the client received \d{10}, the handlers of a fresh application now answer \d{13}\.$/)
+})
+
+test('replay --handlers: a Unix time multiplied by 1000 once too often (microseconds) is a finding on the delivery; recorded so, it is a time of the replay', async (t) => {
+  const microseconds = await notesFindings(await notesTraffic(), { microseconds: true }, true)
+  t.equal(microseconds.length, 6, microseconds.join('\n'))
+  t.match(microseconds[0], /^line 1: webhook note\.created \(2001-01-01\): delivery body\/created: the subscribers received \d{10}, the handlers of a fresh application now render \d{16}\.$/)
+  // An application whose events hold microseconds, replayed on itself: its times are the replay's, none a change.
+  t.same(await notesFindings(await notesTraffic({ microseconds: true }), { microseconds: true }, true), [])
 })
 
 test('replay --handlers: a string of a delivery holding an id is compared with the id mapped: a URL written in another form is a finding', async (t) => {
