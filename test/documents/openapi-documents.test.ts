@@ -251,6 +251,23 @@ test('regression: a component referenced only by a pointer into it (Address#/pro
   await assertDocumentsValid(t, app)
 })
 
+test("regression: a schema of the openapi option's components named by its own shared response was pruned, leaving the $ref dangling", async (t) => {
+  const openapi = {
+    components: {
+      schemas: { Problem: { type: 'object', properties: { title: { type: 'string' } } }, Extra: { type: 'string' } },
+      responses: { Problem: { description: 'A problem', content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } } }
+    }
+  }
+  const app = await shop(t, { versioner: { openapi: openapi as never } })
+  for (const key of documentKeys(app)) {
+    const { schemas, responses } = documentOf(app, key).components
+    t.same(schemas.Problem, openapi.components.schemas.Problem, `${key}: the schema the option's response names is kept`)
+    t.same(responses.Problem, openapi.components.responses.Problem, `${key}: the option's response is kept`)
+    t.notOk('Extra' in schemas, `${key}: a schema nothing names is still left out`)
+  }
+  await assertDocumentsValid(t, app)
+})
+
 test('the version header parameter: enum [V] and default V, date format, title and description, optional (sent by a client\'s default headers)', async (t) => {
   const titled = await shop(t, { versioner: { apiVersionTitle: 'API version', apiVersionDescription: 'The version to speak (YYYY-MM-DD).' } })
   for (const version of VERSIONS) {
