@@ -140,9 +140,7 @@ export class OpenApiDocuments {
   /** The document of a key (a version or `unversioned`), or `undefined` when there is none. */
   document (key: string): Json | undefined {
     const document = this.builders.get(key)?.()
-    if (document === undefined) return undefined
-    if (key === UNVERSIONED && Object.keys((document.paths ?? {}) as Json).length === 0) return undefined
-    return document
+    return document === undefined || (key === UNVERSIONED && Object.keys((document.paths ?? {}) as Json).length === 0) ? undefined : document
   }
 
   private transform (key: string, { schema, url, route }: SwaggerRouteInput): { schema?: RouteSchema, url?: string } {
@@ -204,8 +202,10 @@ export class OpenApiDocuments {
     const inferred = location === 'path' && given === undefined
       ? Object.fromEntries([...formatParamUrl(url).matchAll(/\{([^{}]+)\}/g)].map(([, param]) => [param, { type: 'string' }]))
       : {}
-    const properties = { ...inferred, ...(isSchemaObject(existing?.properties) ? existing?.properties : {}), [name]: parameter }
-    const required = [...(Array.isArray(existing?.required) ? existing?.required as string[] : [])]
+    // The route's own declaration of the version header, in any case, gives way to this one (header names ignore case).
+    const other = (key: string): boolean => location !== 'header' || key.toLowerCase() !== name.toLowerCase()
+    const properties = { ...inferred, ...Object.fromEntries(Object.entries(isSchemaObject(existing?.properties) ? existing.properties : {}).filter(([key]) => other(key))), [name]: parameter }
+    const required = (Array.isArray(existing?.required) ? existing?.required as string[] : []).filter(other)
     // A header is not a required parameter, so that a client generated for the version needs no version argument
     // on each call: such a client sends it from its default headers (see docs/generated-clients.md), and the server answers 400 without it.
     if (location === 'path') required.push(name)

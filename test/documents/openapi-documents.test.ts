@@ -347,6 +347,20 @@ test('the version header parameter: enum [V] and default V, date format, title a
   await assertDocumentsValid(t, named)
 })
 
+test("regression: a route declaring the version header in another case than the option's documented it twice, once as any string", async (t) => {
+  const app = await versionedApp(t, new VersionBundle(new Version('2001-01-01'), new Version('2000-01-01')), async (api) => {
+    api.get('/users', { schema: { headers: Type.Object({ 'x-api-version': Type.String(), 'x-trace': Type.Optional(Type.String()) }) } }, async () => ({}))
+  }, { versioner: { apiVersionParameterName: 'X-API-Version' } })
+  await app.ready()
+  for (const version of ['2001-01-01', '2000-01-01']) {
+    t.equal((await app.inject({ url: '/users', headers: { 'X-API-Version': version } })).statusCode, 200, `${version}: served`)
+    const parameters = documentOf(app, version).paths['/users'].get.parameters as Array<{ name: string, required: boolean, schema: Json }>
+    t.same(parameters.map(({ name }) => name.toLowerCase()).sort(), ['x-api-version', 'x-trace'], `${version}: one parameter per header`)
+    t.same(parameters.find(({ name }) => name.toLowerCase() === 'x-api-version')?.schema.enum, [version], `${version}: the version's own`)
+  }
+  await assertDocumentsValid(t, app)
+})
+
 test("apiVersionFormat 'string': the version parameter has no date format", async (t) => {
   const app = Fastify()
   t.teardown(() => app.close())
