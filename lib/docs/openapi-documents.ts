@@ -26,6 +26,7 @@ import type { Version } from '../describe/versions'
 import { inCanonicalOrder } from './document-order'
 import { fastifyAjv } from '../core/strict-validator'
 import { PARAMETER_RULES, parameterRules } from './parameter-rules'
+import { DOCUMENT_KEY, keepDocumentTransform } from './route-transforms'
 
 type Json = Record<string, unknown>
 
@@ -111,17 +112,19 @@ export class OpenApiDocuments {
   /** Registers one `@fastify/swagger` per document (before any route, so that they see every route). */
   async register (fastify: FastifyInstance): Promise<void> {
     if (this.docs.changelogUrl !== null && this.docs.includeChangelogUrlInSchema) this.changelogAt = `${fastify.prefix}${this.docs.changelogUrl}`
+    // A route's own swaggerTransform, which @fastify/swagger runs instead of the transform below, runs after it.
+    fastify.addHook('onRoute', (route) => keepDocumentTransform(route, (key, input) => this.transform(key, input as SwaggerRouteInput)))
     // The document keys: every version, newest first, then `unversioned`.
     for (const [index, key] of [...this.options.versions.versionValues, UNVERSIONED].entries()) {
       const decorator = `fastifyVersionerOpenApi${index}`
-      const base = this.docs.openapi
       await fastify.register(fastifySwagger, {
         decorator,
         hideUntagged: false,
         openapi: {
-          ...base,
+          ...this.docs.openapi,
           openapi: '3.1.0',
-          info: { title: 'API', ...base.info, version: key }
+          info: { title: 'API', ...this.docs.openapi.info, version: key },
+          [DOCUMENT_KEY]: key
         } as never,
         refResolver: {
           buildLocalReference: (json: Json, _baseUri: unknown, _fragment: unknown, index: number) =>
@@ -137,9 +140,7 @@ export class OpenApiDocuments {
   /** The document of a key (a version or `unversioned`), or `undefined` when there is none. */
   document (key: string): Json | undefined {
     const document = this.builders.get(key)?.()
-    if (document === undefined) return undefined
-    if (key === UNVERSIONED && Object.keys((document.paths ?? {}) as Json).length === 0) return undefined
-    return document
+    return document === undefined || (key === UNVERSIONED && Object.keys((document.paths ?? {}) as Json).length === 0) ? undefined : document
   }
 
   private transform (key: string, { schema, url, route }: SwaggerRouteInput): { schema?: RouteSchema, url?: string } {
@@ -201,8 +202,10 @@ export class OpenApiDocuments {
     const inferred = location === 'path' && given === undefined
       ? Object.fromEntries([...formatParamUrl(url).matchAll(/\{([^{}]+)\}/g)].map(([, param]) => [param, { type: 'string' }]))
       : {}
-    const properties = { ...inferred, ...(isSchemaObject(existing?.properties) ? existing?.properties : {}), [name]: parameter }
-    const required = [...(Array.isArray(existing?.required) ? existing?.required as string[] : [])]
+    // The route's own declaration of the version header, in any case, gives way to this one (header names ignore case).
+    const other = (key: string): boolean => location !== 'header' || key.toLowerCase() !== name.toLowerCase()
+    const properties = { ...inferred, ...Object.fromEntries(Object.entries(isSchemaObject(existing?.properties) ? existing.properties : {}).filter(([key]) => other(key))), [name]: parameter }
+    const required = (Array.isArray(existing?.required) ? existing?.required as string[] : []).filter(other)
     // A header is not a required parameter, so that a client generated for the version needs no version argument
     // on each call: such a client sends it from its default headers (see docs/generated-clients.md), and the server answers 400 without it.
     if (location === 'path') required.push(name)
@@ -212,6 +215,7 @@ export class OpenApiDocuments {
   /** Finishes a document built by `@fastify/swagger`. */
   private finish (key: string, built: Json): Json {
     const document = unwrapRoots(built)
+    delete document[DOCUMENT_KEY]
     const components = (document.components ??= {}) as Json
     const schemas = (components.schemas ??= {}) as Record<string, unknown>
     const level = key === UNVERSIONED ? undefined : this.state.generation.levelOf(key)

@@ -139,12 +139,16 @@ export function operationsOf (document: JsonObject): JsonObject[] {
   return pathItemsOf(document).flatMap((item) => operationKeysOf(item).map((key) => item[key]).filter(isSchemaObject) as JsonObject[])
 }
 
-/** Removes the schema components nothing references (directly or through other components). */
+/**
+ * Removes the schema components nothing references (directly or through other components): the document's operations,
+ * nor the `openapi` option's other components (a shared response naming a schema).
+ */
 export function pruneComponents (document: Record<string, Json>): void {
-  const components = (document.components as Record<string, Json> | undefined)?.schemas as Record<string, Json> | undefined
+  const { schemas: components, ...sections } = (document.components ?? {}) as Record<string, Record<string, Json> | undefined>
   if (components === undefined) return
+  const { components: _components, ...rest } = document
   const used = new Set<string>()
-  const queue: Json[] = [document.paths, document.webhooks]
+  const queue: Json[] = [rest, sections]
   const markReferencedComponents = (value: Json): void => {
     if (Array.isArray(value)) { value.forEach(markReferencedComponents); return }
     if (typeof value !== 'object' || value === null) return

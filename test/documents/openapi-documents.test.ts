@@ -7,6 +7,7 @@
  */
 import { test } from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
+import fastifySwagger from '@fastify/swagger'
 import { Type } from '@sinclair/typebox'
 import {
   ConvertRequestToNextVersionFor, endpoint, fastifyVersioner, HeadVersion, schema, Version, VersionBundle, VersionChange,
@@ -251,6 +252,51 @@ test('regression: a component referenced only by a pointer into it (Address#/pro
   await assertDocumentsValid(t, app)
 })
 
+test("regression: a schema of the openapi option's components named by its own shared response was pruned, leaving the $ref dangling", async (t) => {
+  const openapi = {
+    components: {
+      schemas: { Problem: { type: 'object', properties: { title: { type: 'string' } } }, Extra: { type: 'string' } },
+      responses: { Problem: { description: 'A problem', content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } } }
+    }
+  }
+  const app = await shop(t, { versioner: { openapi: openapi as never } })
+  for (const key of documentKeys(app)) {
+    const { schemas, responses } = documentOf(app, key).components
+    t.same(schemas.Problem, openapi.components.schemas.Problem, `${key}: the schema the option's response names is kept`)
+    t.same(responses.Problem, openapi.components.responses.Problem, `${key}: the option's response is kept`)
+    t.notOk('Extra' in schemas, `${key}: a schema nothing names is still left out`)
+  }
+  await assertDocumentsValid(t, app)
+})
+
+test("regression: a route's own config.swaggerTransform made every version's document show HEAD's route (and the unversioned one its versioned routes)", async (t) => {
+  const summarised = ({ schema, url }: { schema: Record<string, unknown>, url: string }): unknown => ({ schema: { ...schema, summary: 'Mine' }, url })
+  for (const swaggerTransform of [false, summarised]) {
+    const User = Type.Object({ fullName: Type.String() }, { $id: 'User' })
+    const app = await versionedApp(t, new VersionBundle(
+      new Version('2001-01-01', changeClass('NameAndOther', [schema(User).field('fullName').had({ name: 'name' }), endpoint('/other', ['GET']).didntExist])),
+      new Version('2000-01-01')
+    ), async (api) => {
+      api.get('/users', { config: { swaggerTransform } as never, schema: { response: { 200: User } } }, async () => ({ fullName: 'Ada' }))
+      api.get('/other', { config: { swaggerTransform } as never }, async () => ({}))
+    }, { beforeVersioner: async (instance) => { await instance.register(fastifySwagger, { openapi: { info: { title: 'Own', version: '1.0.0' } } }) } })
+    app.get('/health', { config: { swaggerTransform } as never }, async () => ({ ok: true }))
+    await app.ready()
+    const label = swaggerTransform === false ? 'false' : 'a function'
+    const old = documentOf(app, '2000-01-01')
+    t.same(Object.keys(old.paths), ['/users'], `${label}: /other and /health are not in 2000-01-01`)
+    t.same(old.components.schemas.User.properties, { name: { type: 'string' } }, `${label}: 2000-01-01 shows its own User`)
+    t.equal(old.paths['/users'].get.operationId, 'getUsers', `${label}: with its operationId`)
+    t.same(Object.keys(documentOf(app, 'unversioned').paths), ['/changelog', '/health'], `${label}: the unversioned document lists no versioned route`)
+    const summaries = [old.paths['/users'].get.summary, documentOf(app, '2001-01-01').paths['/other'].get.summary, documentOf(app, 'unversioned').paths['/health'].get.summary]
+    t.same(summaries, swaggerTransform === false ? [undefined, undefined, undefined] : ['Mine', 'Mine', 'Mine'], `${label}: the route's own transform runs on each version's form`)
+    const own = app.swagger() as unknown as Json
+    t.same(Object.keys(own.paths).sort(), ['/health', '/other', '/users'], `${label}: the application's own document lists its routes`)
+    t.equal(own.paths['/users'].get.summary, swaggerTransform === false ? undefined : 'Mine', `${label}: with the route's own transform alone`)
+    await assertDocumentsValid(t, app)
+  }
+})
+
 test('the version header parameter: enum [V] and default V, date format, title and description, optional (sent by a client\'s default headers)', async (t) => {
   const titled = await shop(t, { versioner: { apiVersionTitle: 'API version', apiVersionDescription: 'The version to speak (YYYY-MM-DD).' } })
   for (const version of VERSIONS) {
@@ -299,6 +345,20 @@ test('the version header parameter: enum [V] and default V, date format, title a
   const byHeader = await fetchDocument(named, '', { 'stripe-version': '2001-01-01' })
   t.equal(byHeader.body.info.version, '2001-01-01', 'the document can be asked for with that header')
   await assertDocumentsValid(t, named)
+})
+
+test("regression: a route declaring the version header in another case than the option's documented it twice, once as any string", async (t) => {
+  const app = await versionedApp(t, new VersionBundle(new Version('2001-01-01'), new Version('2000-01-01')), async (api) => {
+    api.get('/users', { schema: { headers: Type.Object({ 'x-api-version': Type.String(), 'x-trace': Type.Optional(Type.String()) }) } }, async () => ({}))
+  }, { versioner: { apiVersionParameterName: 'X-API-Version' } })
+  await app.ready()
+  for (const version of ['2001-01-01', '2000-01-01']) {
+    t.equal((await app.inject({ url: '/users', headers: { 'X-API-Version': version } })).statusCode, 200, `${version}: served`)
+    const parameters = documentOf(app, version).paths['/users'].get.parameters as Array<{ name: string, required: boolean, schema: Json }>
+    t.same(parameters.map(({ name }) => name.toLowerCase()).sort(), ['x-api-version', 'x-trace'], `${version}: one parameter per header`)
+    t.same(parameters.find(({ name }) => name.toLowerCase() === 'x-api-version')?.schema.enum, [version], `${version}: the version's own`)
+  }
+  await assertDocumentsValid(t, app)
 })
 
 test("apiVersionFormat 'string': the version parameter has no date format", async (t) => {
