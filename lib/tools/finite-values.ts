@@ -3,6 +3,7 @@
  * request's `const` replaced by a `pattern` it matches narrows nothing an old client could send.
  * @module
  */
+import { isDeepStrictEqual } from 'node:util'
 import { at, type Comparison, type JsonPath, type RawDiff } from './document-places'
 
 /**
@@ -56,4 +57,30 @@ export function allowedStill (comparison: Comparison, diff: RawDiff, keyword: Js
     return false
   }
   return values.every((value) => check(value))
+}
+
+/**
+ * The members a place of a few values lost and gained, when the diff is of a union the diff library made: it compares a
+ * schema with a union on one side only as that union's first member (`enum: ['a', 'b']` beside `anyOf: [{ const: 'a' },
+ * { const: 'b' }]`, TypeBox's union of literals, as `anyOf/0/enum/1` removed and `anyOf/1` added), whose paths the
+ * documents do not hold. Compared as sets (the order of members means nothing); `open` (the place's path) when one
+ * side allows more than a list of values; `undefined` when the diff is not of such a union, or neither side is a list.
+ * @example
+ * ```ts
+ * const members = wrappedMembers(comparison, diff, ['anyOf', 1]) // { removed: [], added: [] } for the same members
+ * ```
+ */
+export function wrappedMembers (comparison: Comparison, diff: RawDiff, keyword: JsonPath): { removed: unknown[], added: unknown[] } | { open: JsonPath } | undefined {
+  let end = diff.path.length - keyword.length
+  while (end >= 2 && typeof diff.path[end - 1] === 'number' && ['anyOf', 'oneOf'].includes(String(diff.path[end - 2]))) end -= 2
+  const union = diff.path[end]
+  if (union !== 'anyOf' && union !== 'oneOf') return undefined
+  const schemaPath = diff.path.slice(0, end)
+  if (Array.isArray(at(comparison.saved, [...schemaPath, union])) && Array.isArray(at(comparison.current, [...schemaPath, union]))) return undefined
+  const saved = finiteValues(at(comparison.saved, schemaPath))
+  const current = finiteValues(at(comparison.current, schemaPath))
+  if (saved === undefined && current === undefined) return undefined
+  if (saved === undefined || current === undefined) return { open: schemaPath }
+  const missing = (list: readonly unknown[], from: readonly unknown[]): unknown[] => list.filter((value) => !from.some((other) => isDeepStrictEqual(other, value)))
+  return { removed: missing(saved, current), added: missing(current, saved) }
 }
