@@ -141,6 +141,13 @@ function enumMemberChange (comparison: Comparison, diff: RawDiff, site: SchemaSi
   const { operation, where, request, keyword, schemaPath } = site
   const key = keyword[0]
   const wrapped = wrappedMembers(comparison, diff, keyword)
+  if (wrapped !== undefined && 'types' in wrapped) {
+    // A list of types on one side, a union of bare types on the other: judged as one change of `type`.
+    const [before, after] = wrapped.types
+    if (allows(before, after) && allows(after, before)) return true
+    typeChange(comparison, { ...diff, action: 'replace', path: diff.path.slice(0, diff.path.length - keyword.length), before, after }, { ...site, keyword: ['type'] })
+    return true
+  }
   if (wrapped !== undefined && 'open' in wrapped) {
     // One side a list of values, the other a union taking more: judged by what the place takes as a whole.
     const shown = (document: unknown): string => shownValue(at(document, wrapped.open))

@@ -282,3 +282,35 @@ test("an enum written as a union of literals (TypeBox's Type.Union of Type.Liter
   ], 'a union that takes any string: a request widened (a note), a response that may send any string (a break)')
   t.equal(open.length, 4)
 })
+
+test("a nullable field written as a union with Type.Null() compares by its types: the same types are nothing, fewer still break", async (t) => {
+  // `nullable: true` (written `type: ['string', 'null']`) saved, `Type.Union([Type.Null(), Type.String()])` now (the
+  // union the serving docs advise): the diff library compared the list as the union's first member, two false breaks.
+  const app = async (field: () => TSchemaLike): Promise<FastifyInstance> => {
+    const built = Fastify()
+    await built.register(fastifyVersioner, { versions: new VersionBundle(new Version('2000-01-01')) })
+    await built.register(versioned(async (routes) => {
+      routes.post('/orders', { schema: { body: Type.Object({ memo: field() }), response: { 200: Type.Object({ memo: field() }) } } }, async () => ({ memo: null }))
+    }))
+    await built.ready()
+    t.teardown(() => built.close())
+    return built
+  }
+  const variants: Record<string, () => TSchemaLike> = {
+    nullable: () => Type.Unsafe({ type: 'string', nullable: true }),
+    list: () => Type.Unsafe({ type: ['string', 'null'] }),
+    union: () => Type.Union([Type.String(), Type.Null()]),
+    nullFirst: () => Type.Union([Type.Null(), Type.String()])
+  }
+  for (const [saved, before] of Object.entries(variants)) {
+    const dir = await scratch(t)
+    await exportDocuments(await app(before), dir)
+    for (const [now, after] of Object.entries(variants)) {
+      const { breaks, notes } = await checkDocuments(await app(after), dir)
+      t.same([...breaks, ...notes].map((found) => found.text), [], `${saved} saved, ${now} now: the same field`)
+    }
+    const narrowed = await checkDocuments(await app(() => Type.Union([Type.String(), Type.Integer()])), dir)
+    t.match(narrowed.breaks.map((found) => found.text), [/^2000-01-01 POST \/orders: request body \/memo: type /, /^2000-01-01 POST \/orders: response 200 \/memo: type /],
+      `${saved} saved, now a string or an integer: a request that no longer takes null, a response that may send an integer, break`)
+  }
+})
