@@ -283,7 +283,7 @@ test("an enum written as a union of literals (TypeBox's Type.Union of Type.Liter
   t.equal(open.length, 4)
 })
 
-test("a nullable field written as a union with Type.Null() compares by its types: the same types are nothing, fewer still break", async (t) => {
+test('a nullable field written as a union with Type.Null() compares by its types: the same types are nothing, fewer still break', async (t) => {
   // `nullable: true` (written `type: ['string', 'null']`) saved, `Type.Union([Type.Null(), Type.String()])` now (the
   // union the serving docs advise): the diff library compared the list as the union's first member, two false breaks.
   const app = async (field: () => TSchemaLike): Promise<FastifyInstance> => {
