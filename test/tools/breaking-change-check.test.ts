@@ -1492,7 +1492,7 @@ test("regression: an operation documenting its own 404 where the plugin's generi
   t.teardown(() => rm(dir, { recursive: true, force: true }))
   const appWith = async (notFound?: TSchema): Promise<FastifyInstance> => {
     const app = await versionedApp(t, new VersionBundle(new Version('2000-01-01')), async (api) => {
-      api.get('/users/:id', { schema: { response: { 200: Type.Object({ id: Type.String() }), ...(notFound === undefined ? {} : { 404: notFound }) } } }, async (request, reply) => {
+      api.get('/users/:id', { schema: { response: { 200: Type.Object({ id: Type.String() }), ...(notFound === undefined ? {} : { 404: notFound }) } } }, async (_request, reply) => {
         return await reply.code(404).send({ statusCode: 404, code: 'NO_USER', error: 'Not Found', message: 'No such user' })
       })
     })
