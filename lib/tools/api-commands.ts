@@ -6,7 +6,7 @@
  * @module
  */
 import type { FastifyInstance } from 'fastify'
-import { readFile, writeFile, mkdir } from 'node:fs/promises'
+import { readdir, readFile, writeFile, mkdir } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { checkDocuments, type CheckResult } from './check'
 import { exportDocuments, type ChannelOptions } from './export'
@@ -116,12 +116,30 @@ function perApiFile (file: string, api: string): string {
 export async function runOnApis (app: FastifyInstance, run: CommandRun, io: CommandOutput): Promise<number> {
   const apis = selectApis(app, run.api)
   const several = versionedApis(app).length > 1
-  return await eachApi(apis, io, async (api, apiIo) => {
+  const code = await eachApi(apis, io, async (api, apiIo) => {
     if (!several) return await runOnApi(api.context, run, apiIo)
     const dir = run.dir === undefined ? undefined : run.command === 'types' ? perApiFile(run.dir, api.name) : join(run.dir, api.name)
     const types = run.types === undefined ? undefined : perApiFile(run.types, api.name)
     return await runOnApi(api.context, { ...run, dir, types, given: { dir: run.dir, types: run.types } }, apiIo)
   })
+  if (run.command !== 'check' || !several || run.api !== undefined || run.dir === undefined) return code
+  return Math.max(code, await removedApis(run.dir, apis.map((api) => api.name), io))
+}
+
+/**
+ * `check` of every API: a folder of `dir` holding saved documents (`<version>.json`) that no API of the application is
+ * named by is an API removed (or renamed), which breaks its clients; its documents were compared with nothing.
+ */
+async function removedApis (dir: string, names: readonly string[], io: CommandOutput): Promise<number> {
+  const folders = (await readdir(dir, { withFileTypes: true }).catch(() => [])).filter((entry) => entry.isDirectory() && !names.includes(entry.name))
+  let code = 0
+  for (const folder of folders) {
+    const saved = (await readdir(join(dir, folder.name)).catch(() => [])).filter((name) => name.endsWith('.json'))
+    if (saved.length === 0) continue
+    io.err(`break: API '${folder.name}' removed: ${join(dir, folder.name)} holds its saved documents (${saved.length}), and the application has no versioned API of that name (its APIs: ${names.join(', ')}).`)
+    code = 1
+  }
+  return code
 }
 
 /**

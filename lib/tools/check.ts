@@ -85,18 +85,20 @@ export async function checkDocuments (app: FastifyInstance, dir: string, options
   const served = new Map(documents.map((document) => [fileNameOf(document.version), document]))
   // Saved documents of preview versions are checked only with channel 'preview' (a preview may break).
   const api = singleApi(app, 'checkDocuments').context
-  const bundle = api.versioner.versions
-  const validation = requestValidationSetup(api)
-  const previews = new Set(options.channel === 'preview' ? [] : bundle.versionValues.filter((value) => !bundle.releasedValues.includes(value)).map(fileNameOf))
+  const [bundle, validation] = [api.versioner.versions, requestValidationSetup(api)]
+  const previews = new Set(bundle.versionValues.filter((value) => !bundle.releasedValues.includes(value)).map(fileNameOf))
   const result: CheckResult = { breaks: [], notes: [], compared: [] }
   const { breaks, notes } = result
   for (const name of names) {
-    if (previews.has(name)) { notes.push(change(name, '', '', 'preview version not checked (check with --channel preview)', false)); continue }
-    const [saved, current] = [await readSaved(dir, name), served.get(name)]
-    const version = current?.version ?? name
+    const saved = await readSaved(dir, name)
+    const savedPreview = (saved as { info?: Json }).info?.['x-channel'] === 'preview'
+    // A released version made a preview again: its clients are served only as its `access` allows (any channel).
+    if (previews.has(name) && !savedPreview) breaks.push(change(name, '', '', 'released version made a preview: served only to requests its access allows', true))
+    if (previews.has(name) && options.channel !== 'preview') { notes.push(change(name, '', '', 'preview version not checked (check with --channel preview)', false)); continue }
+    const [current, version] = [served.get(name), served.get(name)?.version ?? name]
     if (current === undefined) {
       // A preview promoted or withdrawn since: its saved document says it was one (decision 0275).
-      if (options.channel !== 'preview' && (saved as { info?: Json } | null)?.info?.['x-channel'] === 'preview') {
+      if (options.channel !== 'preview' && savedPreview) {
         notes.push(change(version, '', '', 'preview version no longer served (promoted or withdrawn), not checked', false))
       } else breaks.push(change(version, '', '', 'version removed', true))
       continue
@@ -175,9 +177,8 @@ export function compareInto (result: CheckResult, version: string, saved: unknow
 
 /**
  * A saved `<name>.json`, parsed and checked: JSON (one line, or pretty-printed as `export` writes it now, with any line
- * endings and a byte order mark or none; a file
- * that is not JSON is named with the line and column where it stops being JSON), and an OpenAPI 3 document of the
- * version its file name says (`export` writes `fileNameOf(version)`).
+ * endings and a byte order mark or none; a file that is not JSON is named with the line and column where it stops
+ * being JSON), and an OpenAPI 3 document of the version its file name says (`export` writes `fileNameOf(version)`).
  */
 export async function readSaved (dir: string, name: string): Promise<unknown> {
   const path = join(dir, `${name}.json`)

@@ -98,3 +98,36 @@ export function withPluginAnsweredStatuses (saved: Json, current: Json): [Json, 
   })
   return [adjusted, answered]
 }
+
+/**
+ * Both documents with each response written as a `$ref` to a response component (the plugin's generic 400 and 404) in
+ * one and as its own in the other replaced by that component: the diff library compared the component's schema with
+ * the operation's as a removed `allOf`, a note, so that an operation documenting its own 404 in place of the plugin's
+ * (`{ error }` for `{ statusCode, code, error, message }`) lost fields unseen.
+ * @example
+ * ```ts
+ * const [before, after] = withResponseRefsResolved(saved, current)
+ * ```
+ */
+export function withResponseRefsResolved (saved: Json, current: Json): [Json, Json] {
+  const component = (document: Json, response: unknown): unknown => {
+    const ref = isObject(response) && typeof response.$ref === 'string' ? response.$ref : ''
+    const name = ref.startsWith('#/components/responses/') ? ref.slice('#/components/responses/'.length) : undefined
+    const responses = isObject(document.components) && isObject(document.components.responses) ? document.components.responses : {}
+    return name !== undefined && Object.hasOwn(responses, name) && isObject(responses[name]) ? responses[name] : undefined
+  }
+  let savedAdjusted: Json | undefined
+  const resolvedCurrent = withAdjustedResponses(saved, current, (before, after, at) => {
+    const statuses = Object.keys(before).filter((status) => Object.hasOwn(after, status) && (component(saved, before[status]) === undefined) !== (component(current, after[status]) === undefined))
+    if (statuses.length === 0) return undefined
+    savedAdjusted ??= structuredClone(saved)
+    const savedResponses = ((savedAdjusted.paths as Json)[at.item] as Json)[at.method] as { responses: Json }
+    const responses: Json = { ...after }
+    for (const status of statuses) {
+      savedResponses.responses[status] = component(saved, before[status]) ?? before[status]
+      responses[status] = component(current, after[status]) ?? after[status]
+    }
+    return responses
+  })
+  return [savedAdjusted ?? saved, resolvedCurrent]
+}

@@ -14,7 +14,7 @@ import { isDeepStrictEqual } from 'node:util'
 import { comparableDocuments, isWebhookItem, itemName, METHODS, operationName, responseName } from './comparable-documents'
 import { documentDiffs } from './document-diff'
 import { compareInfo } from './info-comparison'
-import { withPluginAnsweredStatuses, withStatusRanges } from './comparable-statuses'
+import { withPluginAnsweredStatuses, withResponseRefsResolved, withStatusRanges } from './comparable-statuses'
 import {
   actionWord, at, parameterName, placeOf, report, shownValue, TEXT_KEYS, withoutText,
   type Comparison, type DocumentChange, type JsonPath, type Place, type RawDiff, type Renames, type RequestValidation
@@ -43,7 +43,7 @@ export function compareComparable (version: string, saved: unknown, current: unk
   const [owned, answered] = withPluginAnsweredStatuses(comparableSaved, ranged)
   // Schemas referring to each other in a loop, written out at each place, then aligned again where the two
   // documents' loops meet a `$ref` on one side only.
-  const unrolled = withSchemaLoopsUnrolled(...withSchemaRefsAligned(comparableSaved, owned))
+  const unrolled = withSchemaLoopsUnrolled(...withSchemaRefsAligned(...withResponseRefsResolved(comparableSaved, owned)))
   const [before, after] = withSchemaRefsAligned(...unrolled.documents)
   // What lies under a loop's repeated schema was compared where it appears first.
   const diffs = documentDiffs(before, after).filter((diff) => !underRepeat(diff.path, unrolled.repeats))

@@ -3,7 +3,8 @@
  * request's `const` replaced by a `pattern` it matches narrows nothing an old client could send.
  * @module
  */
-import { at, type Comparison, type JsonPath, type RawDiff } from './document-places'
+import { isDeepStrictEqual } from 'node:util'
+import { at, TEXT_KEYS, type Comparison, type JsonPath, type RawDiff } from './document-places'
 
 /**
  * The values a schema allows when they are a finite list: its `const`, its `enum`, or the members of a union (`anyOf`,
@@ -56,4 +57,58 @@ export function allowedStill (comparison: Comparison, diff: RawDiff, keyword: Js
     return false
   }
   return values.every((value) => check(value))
+}
+
+/** A place the diff library compared as a union on one side only, as a whole: see {@link wrappedMembers}. */
+type WrappedUnion = { removed: unknown[], added: unknown[] } | { open: JsonPath } | { types: [unknown, unknown] }
+
+/**
+ * The JSON types a schema allows when it says nothing else (text aside): its `type`, or a union (`anyOf`, `oneOf`) of
+ * such schemas, as a `type` keyword's value (a list for several); `undefined` when it constrains more.
+ */
+function typesOf (schema: unknown): unknown {
+  if (typeof schema !== 'object' || schema === null) return undefined
+  const keys = Object.keys(schema).filter((key) => !TEXT_KEYS.has(key))
+  const { type, anyOf, oneOf } = schema as Record<string, unknown>
+  if (keys.length === 1 && keys[0] === 'type' && (typeof type === 'string' || Array.isArray(type))) return type
+  const union = keys.length === 1 ? (keys[0] === 'anyOf' ? anyOf : keys[0] === 'oneOf' ? oneOf : undefined) : undefined
+  if (!Array.isArray(union) || union.length === 0) return undefined
+  const types: unknown[] = []
+  for (const member of union) {
+    const found = typesOf(member)
+    if (found === undefined) return undefined
+    types.push(...(Array.isArray(found) ? found : [found]))
+  }
+  return types
+}
+
+/**
+ * The members a place of a few values lost and gained, when the diff is of a union the diff library made: it compares a
+ * schema with a union on one side only as that union's first member (`enum: ['a', 'b']` beside `anyOf: [{ const: 'a' },
+ * { const: 'b' }]`, TypeBox's union of literals, as `anyOf/0/enum/1` removed and `anyOf/1` added), whose paths the
+ * documents do not hold. Compared as sets (the order of members means nothing); `open` (the place's path) when one
+ * side allows more than a list of values; `types` where each side allows values of a few types only (`type: ['string',
+ * 'null']` beside `anyOf: [{ type: 'string' }, { type: 'null' }]`, TypeBox's `Type.Union([Type.String(), Type.Null()])`);
+ * `undefined` when the diff is not of such a union, or a side is neither.
+ * @example
+ * ```ts
+ * const members = wrappedMembers(comparison, diff, ['anyOf', 1]) // { removed: [], added: [] } for the same members
+ * ```
+ */
+export function wrappedMembers (comparison: Comparison, diff: RawDiff, keyword: JsonPath): WrappedUnion | undefined {
+  let end = diff.path.length - keyword.length
+  while (end >= 2 && typeof diff.path[end - 1] === 'number' && ['anyOf', 'oneOf'].includes(String(diff.path[end - 2]))) end -= 2
+  const union = diff.path[end]
+  if (union !== 'anyOf' && union !== 'oneOf') return undefined
+  const schemaPath = diff.path.slice(0, end)
+  if (Array.isArray(at(comparison.saved, [...schemaPath, union])) && Array.isArray(at(comparison.current, [...schemaPath, union]))) return undefined
+  const saved = finiteValues(at(comparison.saved, schemaPath))
+  const current = finiteValues(at(comparison.current, schemaPath))
+  if (saved === undefined && current === undefined) {
+    const [before, after] = [typesOf(at(comparison.saved, schemaPath)), typesOf(at(comparison.current, schemaPath))]
+    return before === undefined || after === undefined ? undefined : { types: [before, after] }
+  }
+  if (saved === undefined || current === undefined) return { open: schemaPath }
+  const missing = (list: readonly unknown[], from: readonly unknown[]): unknown[] => list.filter((value) => !from.some((other) => isDeepStrictEqual(other, value)))
+  return { removed: missing(saved, current), added: missing(current, saved) }
 }

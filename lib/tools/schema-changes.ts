@@ -7,7 +7,7 @@
 import { pointerSegment } from '../core/json-schema'
 import { ACCEPTS_VERSION } from './comparable-documents'
 import { additionalPropertiesChange } from './additional-properties'
-import { allowedStill } from './finite-values'
+import { allowedStill, wrappedMembers } from './finite-values'
 import {
   actionWord, at, dataPointer, report, shownValue, TEXT_KEYS,
   type Comparison, type JsonPath, type Place, type RawDiff
@@ -140,6 +140,27 @@ interface SchemaSite {
 function enumMemberChange (comparison: Comparison, diff: RawDiff, site: SchemaSite): boolean {
   const { operation, where, request, keyword, schemaPath } = site
   const key = keyword[0]
+  const wrapped = wrappedMembers(comparison, diff, keyword)
+  if (wrapped !== undefined && 'types' in wrapped) {
+    // A list of types on one side, a union of bare types on the other: judged as one change of `type`.
+    const [before, after] = wrapped.types
+    if (allows(before, after) && allows(after, before)) return true
+    typeChange(comparison, { ...diff, action: 'replace', path: diff.path.slice(0, diff.path.length - keyword.length), before, after }, { ...site, keyword: ['type'] })
+    return true
+  }
+  if (wrapped !== undefined && 'open' in wrapped) {
+    // One side a list of values, the other a union taking more: judged by what the place takes as a whole.
+    const shown = (document: unknown): string => shownValue(at(document, wrapped.open))
+    const still = allowedStill(comparison, diff, keyword, request)
+    report(comparison, operation, where, `values ${shown(comparison.saved)} → ${shown(comparison.current)}${still ? ` (${stillWords(request)})` : ''}`, !still)
+    return true
+  }
+  if (wrapped !== undefined) {
+    // An `enum` on one side, a union of literals on the other: the members each side allows, whatever their order.
+    for (const member of wrapped.removed) report(comparison, operation, where, `enum member ${shownValue(member)} removed`, request)
+    for (const member of wrapped.added) report(comparison, operation, where, `enum member ${shownValue(member)} added`, !request)
+    return true
+  }
   const value = diff.action === 'remove' ? diff.before : diff.after
   const union = (key === 'anyOf' || key === 'oneOf') && keyword.length === 2 && isLiteralSchema(value)
   // A member's `const` replaced: `anyOf/1/const` (the data pointer stops before the union's index).

@@ -294,6 +294,23 @@ test('regression: check after promoting a preview: its document saved with --cha
   t.same((await checkDocuments(after, dir)).compared.includes('2026-06-01'), true, 'a served release is compared whatever its saved document says')
 })
 
+test('regression: a released version made a preview again breaks (it was a note, exit 0), whatever the channel checked', async (t) => {
+  // A named release (`2026-06-01.acacia`) given `channel: 'preview'`: its clients, whom access does not allow, are refused.
+  const build = async (lifecycle: VersionLifecycle[]): Promise<FastifyInstance> => await versionedApp(t, new VersionBundle(new Version('2026-06-01.acacia', ...lifecycle), new Version('2026-01-01')),
+    async (routes) => { routes.get('/orders', async () => ({ ok: true })) })
+  const dir = await mkdtemp(join(tmpdir(), 'versioner-demoted-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  await exportDocuments(await build([]), dir)
+  const demoted = await build([{ channel: 'preview', access: (request) => request.headers['x-beta'] === 'yes' }])
+  t.equal((await demoted.inject({ url: '/orders', headers: { 'x-api-version': '2026-06-01.acacia' } })).statusCode, 400, 'its clients are refused')
+  const broken = '2026-06-01.acacia: released version made a preview: served only to requests its access allows'
+  const checked = await checkDocuments(demoted, dir)
+  t.same(checked.breaks.map((change) => change.text), [broken])
+  t.match(checked.notes.map((change) => change.text), ['2026-06-01.acacia: preview version not checked (check with --channel preview)'])
+  t.same((await checkDocuments(demoted, dir, { channel: 'preview' })).breaks.map((change) => change.text), [broken], 'with --channel preview too')
+  t.same((await checkDocuments(await build([]), dir)).breaks, [], 'released still: nothing')
+})
+
 test('preview structure checks', async (t) => {
   const change = previewChange() as never
   t.throws(() => new Version('2026-01-01', { channel: 'beta' as never }), /channel must be 'release' or 'preview'/)

@@ -1487,6 +1487,28 @@ test("regression: an operation's own error status, now documented only by the pl
   t.same(lines(compareDocuments('2000-01-01', saved, own), true).filter((line) => line.includes('status removed')), [])
 })
 
+test("regression: an operation documenting its own 404 where the plugin's generic one was breaks on each field its clients lose (they were notes)", async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'fastify-versioner-check-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  const appWith = async (notFound?: TSchema): Promise<FastifyInstance> => {
+    const app = await versionedApp(t, new VersionBundle(new Version('2000-01-01')), async (api) => {
+      api.get('/users/:id', { schema: { response: { 200: Type.Object({ id: Type.String() }), ...(notFound === undefined ? {} : { 404: notFound }) } } }, async (_request, reply) => {
+        return await reply.code(404).send({ statusCode: 404, code: 'NO_USER', error: 'Not Found', message: 'No such user' })
+      })
+    })
+    await app.ready()
+    return app
+  }
+  await exportDocuments(await appWith(), dir)
+  const narrower = await appWith(Type.Object({ error: Type.String() }))
+  // What the serializer now writes for the 404: the old client's `message` is gone.
+  t.same((await narrower.inject({ url: '/users/1', headers: { 'x-api-version': '2000-01-01' } })).json(), { error: 'Not Found' })
+  const { breaks } = await checkDocuments(narrower, dir)
+  t.same(breaks.map((found) => found.text).sort(), ['/code', '/message', '/statusCode'].map((field) => `2000-01-01 GET /users/{id}: response 404 ${field}: removed`))
+  const same = Type.Object({ statusCode: Type.Integer(), code: Type.Optional(Type.String()), error: Type.String(), message: Type.String() })
+  t.same((await checkDocuments(await appWith(same), dir)).breaks, [], 'its own 404 of the same fields: no break')
+})
+
 test('a webhook marked onlyExistsInOlderVersions: check reports it removed from each saved version that had it, and nothing where it was restored', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'fastify-versioner-check-'))
   t.teardown(() => rm(dir, { recursive: true, force: true }))

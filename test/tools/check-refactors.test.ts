@@ -5,7 +5,7 @@ import t, { test } from 'tap'
 import { cp, readdir, readFile, writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import Fastify, { type FastifyInstance } from 'fastify'
-import { Type } from '@sinclair/typebox'
+import { Type, type TSchema as TSchemaLike } from '@sinclair/typebox'
 import { compareDocuments, exportDocuments, checkDocuments } from '../../tools'
 import { fastifyVersioner, versioned, Version, VersionBundle } from '../../plugin'
 import { inProcess, scratch } from '../helpers/cli'
@@ -234,4 +234,83 @@ test('a schema component a version no longer names is a note: renamed where a ne
     ['2000-01-01 schema Address: no longer a named schema (renamed, inlined or unused): the name of its type in generated clients', false]
   ])
   t.same(componentNameNotes('2000-01-01', document({ User: user }), document({ User: user, Extra: user })), [], 'a new component is no note')
+})
+
+test("an enum written as a union of literals (TypeBox's Type.Union of Type.Literal) compares by its members, in any order", async (t) => {
+  // Saved with the string-enum pattern (`Type.Unsafe({ type: 'string', enum })`), checked after a refactor to literals:
+  // the diff library compares the enum as the union's first member, which was three false breaks.
+  const app = async (request: TSchemaLike, response: TSchemaLike): Promise<FastifyInstance> => {
+    const built = Fastify()
+    await built.register(fastifyVersioner, { versions: new VersionBundle(new Version('2001-01-01'), new Version('2000-01-01')) })
+    await built.register(versioned(async (routes) => {
+      routes.post('/orders', {
+        schema: { body: Type.Object({ plan: request }), response: { 200: Type.Object({ status: response }) } }
+      }, async () => ({ status: 'open' }))
+    }))
+    await built.ready()
+    t.teardown(() => built.close())
+    return built
+  }
+  const stringEnum = (members: string[]): TSchemaLike => Type.Unsafe<string>({ type: 'string', enum: members })
+  const literals = (members: string[]): TSchemaLike => Type.Union(members.map((member) => Type.Literal(member)))
+  const dir = await scratch(t)
+  await exportDocuments(await app(stringEnum(['free', 'pro', 'team']), stringEnum(['open', 'paid', 'void'])), dir)
+  const texts = async (request: TSchemaLike, response: TSchemaLike): Promise<string[]> => {
+    const { breaks, notes } = await checkDocuments(await app(request, response), dir)
+    return [...breaks.map((found) => `break: ${found.text}`), ...notes.map((found) => `note: ${found.text}`)]
+  }
+  t.same(await texts(literals(['free', 'pro', 'team']), literals(['open', 'paid', 'void'])), [], 'the same members: nothing')
+  t.same(await texts(literals(['team', 'free', 'pro']), literals(['void', 'open', 'paid'])), [], 'in another order: nothing')
+  t.same(await texts(literals(['free', 'team']), literals(['open', 'paid', 'void', 'late'])), [
+    "break: 2000-01-01 POST /orders: request body /plan: enum member 'pro' removed",
+    "break: 2000-01-01 POST /orders: response 200 /status: enum member 'late' added",
+    "break: 2001-01-01 POST /orders: request body /plan: enum member 'pro' removed",
+    "break: 2001-01-01 POST /orders: response 200 /status: enum member 'late' added"
+  ], 'a member a request lost, or a response gained, still breaks, named alone')
+  t.same(await texts(literals(['free', 'pro', 'team', 'max']), literals(['open', 'paid'])), [
+    "note: 2000-01-01 POST /orders: request body /plan: enum member 'max' added",
+    "note: 2000-01-01 POST /orders: response 200 /status: enum member 'void' removed",
+    "note: 2001-01-01 POST /orders: request body /plan: enum member 'max' added",
+    "note: 2001-01-01 POST /orders: response 200 /status: enum member 'void' removed"
+  ], 'a member a request gained, or a response lost, is a note')
+  const open = await texts(Type.Union([Type.Literal('free'), Type.String()]), Type.Union([Type.Literal('open'), Type.String()]))
+  t.match(open, [
+    /^break: 2000-01-01 POST \/orders: response 200 \/status: values \{"type":"string","enum":\["open","paid","void"\]\} → \{"anyOf":/,
+    /^break: 2001-01-01 POST \/orders: response 200 \/status: values /,
+    /^note: 2000-01-01 POST \/orders: request body \/plan: values .*\(what it took, it takes\)$/,
+    /^note: 2001-01-01 POST \/orders: request body \/plan: values .*\(what it took, it takes\)$/
+  ], 'a union that takes any string: a request widened (a note), a response that may send any string (a break)')
+  t.equal(open.length, 4)
+})
+
+test('a nullable field written as a union with Type.Null() compares by its types: the same types are nothing, fewer still break', async (t) => {
+  // `nullable: true` (written `type: ['string', 'null']`) saved, `Type.Union([Type.Null(), Type.String()])` now (the
+  // union the serving docs advise): the diff library compared the list as the union's first member, two false breaks.
+  const app = async (field: () => TSchemaLike): Promise<FastifyInstance> => {
+    const built = Fastify()
+    await built.register(fastifyVersioner, { versions: new VersionBundle(new Version('2000-01-01')) })
+    await built.register(versioned(async (routes) => {
+      routes.post('/orders', { schema: { body: Type.Object({ memo: field() }), response: { 200: Type.Object({ memo: field() }) } } }, async () => ({ memo: null }))
+    }))
+    await built.ready()
+    t.teardown(() => built.close())
+    return built
+  }
+  const variants: Record<string, () => TSchemaLike> = {
+    nullable: () => Type.Unsafe({ type: 'string', nullable: true }),
+    list: () => Type.Unsafe({ type: ['string', 'null'] }),
+    union: () => Type.Union([Type.String(), Type.Null()]),
+    nullFirst: () => Type.Union([Type.Null(), Type.String()])
+  }
+  for (const [saved, before] of Object.entries(variants)) {
+    const dir = await scratch(t)
+    await exportDocuments(await app(before), dir)
+    for (const [now, after] of Object.entries(variants)) {
+      const { breaks, notes } = await checkDocuments(await app(after), dir)
+      t.same([...breaks, ...notes].map((found) => found.text), [], `${saved} saved, ${now} now: the same field`)
+    }
+    const narrowed = await checkDocuments(await app(() => Type.Union([Type.String(), Type.Integer()])), dir)
+    t.match(narrowed.breaks.map((found) => found.text), [/^2000-01-01 POST \/orders: request body \/memo: type /, /^2000-01-01 POST \/orders: response 200 \/memo: type /],
+      `${saved} saved, now a string or an integer: a request that no longer takes null, a response that may send an integer, break`)
+  }
 })

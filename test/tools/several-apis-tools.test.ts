@@ -5,7 +5,7 @@
  */
 import { test } from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
+import { cp, mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { fastifyVersioner, versioned, type FastifyVersionerOptions } from '../../plugin'
 import { exportDocuments, injectEveryVersion, verify } from '../../tools'
@@ -65,6 +65,22 @@ test('export, check and verify handle each API of a two-API app: one folder per 
   const verified = await cli(['verify', app, '--examples', '5'])
   t.equal(verified.code, 0, verified.stderr)
   t.match(verified.stdout, /\[partner\] verify: every version/)
+})
+
+test('check of every API: a saved folder no API is named by any more is an API removed, a break (it was skipped: exit 0)', async (t) => {
+  const dir = await scratch(t)
+  const app = await appModule(dir)
+  const out = join(dir, 'openapi')
+  t.equal((await cli(['export', app, '--out', out])).code, 0)
+  // The documents of an API the application served when they were exported, and serves no more.
+  await cp(join(out, 'public'), join(out, 'legacy'), { recursive: true })
+  await mkdir(join(out, 'drafts'))
+  const checked = await cli(['check', app, '--against', out])
+  t.equal(checked.code, 1, 'its clients lost every endpoint')
+  t.match(checked.stderr, /^break: API 'legacy' removed: .*legacy holds its saved documents \(3\), and the application has no versioned API of that name \(its APIs: public, partner\)\.$/m)
+  t.notMatch(checked.stderr, /drafts/, 'a folder without saved documents is no API')
+  t.match(checked.stdout, /\[public\] check: no breaking change/, 'the APIs there are still checked')
+  t.equal((await cli(['check', app, '--against', out, '--api', 'partner'])).code, 0, '--api checks the API it names only')
 })
 
 test('types and check --types handle each API of a two-API app (one folder per API), and --api picks one', async (t) => {
