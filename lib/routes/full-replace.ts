@@ -54,9 +54,9 @@ const ABSENT: unique symbol = Symbol('absent')
 /** Union members' matchers, compiled once per member schema for a route's version, as converters pick the member of a value (../values/occurrences.ts). */
 type Matchers = Map<TSchema, Matcher>
 
-function matches (matchers: Matchers, member: TSchema, value: unknown): boolean {
+function matches (matchers: Matchers, member: TSchema, value: unknown, generation: SchemaGeneration): boolean {
   let matcher = matchers.get(member)
-  if (matcher === undefined) matchers.set(member, matcher = compileMatcher(member))
+  if (matcher === undefined) matchers.set(member, matcher = compileMatcher(member, (ref) => generation.resolveRef(ref)))
   return matcher(value)
 }
 
@@ -152,7 +152,7 @@ function walkLacked (head: TSchema, { level, generation, derived, matchers = new
   // A value is walked as its first plausible member; without one every member is, and two object members lacking
   // different fields make the answer the body's.
   const walkUnion = (members: readonly TSchema[], pointer: string, value: unknown): void => {
-    const chosen = value === ABSENT ? undefined : members.find((member) => matches(matchers, resolved(member, generation), value))
+    const chosen = value === ABSENT ? undefined : members.find((member) => matches(matchers, resolved(member, generation), value, generation))
     if (chosen !== undefined) return walk(chosen, pointer, value)
     const outer = found
     const each = members.map((member) => {

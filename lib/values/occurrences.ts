@@ -271,7 +271,7 @@ class CollectorCompiler {
 
   /** A union (`anyOf` or `oneOf`): the data is walked as the first member it plausibly belongs to. */
   private unionParts (members: readonly TSchema[]): Expand[] {
-    const candidates = members.map((member) => ({ matches: compileMatcher(member), inner: this.build(member) }))
+    const candidates = members.map((member) => ({ matches: compileMatcher(member, this.resolveRef), inner: this.build(member) }))
     if (!candidates.some((candidate) => candidate.inner !== null)) return []
     return [(holder, key, next) => {
       const value = holder[key]

@@ -211,7 +211,7 @@ class WalkCompiler {
    */
   private unionWalk (members: readonly TSchema[], full: boolean): ShapeWalk | null {
     const candidates: Candidate[] = members.map((member) => ({
-      matches: compileMatcher(member),
+      matches: compileMatcher(member, this.rules.resolveRef),
       walk: this.walkOf(member, full),
       shape: this.shapeOf(member)
     }))

@@ -5,18 +5,24 @@
  */
 import type { TSchema } from '@sinclair/typebox'
 import { isSchemaObject, type SchemaObject } from '../core/json-schema'
-import { childrenOf } from './shapes'
+import { childrenOf, MAX_WALK_DEPTH, type ResolveRef } from './shapes'
 
 /** Tells whether a value plausibly belongs to one union member (compiled once per member schema). */
 export type Matcher = (value: unknown) => boolean
 
 /**
  * The matcher of the union member `schema`: true when a value's type, `const`, `enum`, required properties and `const`
- * discriminators agree; extra properties are allowed (HEAD data carries fields older versions lack).
- * @example `const member = members.find((schema) => compileMatcher(schema)(body))`
+ * discriminators agree, and those of every `allOf` part and of the schema a `$ref` names (with `resolveRef`; an unknown
+ * one matches any value); extra properties are allowed (HEAD data carries fields older versions lack).
+ * @example `const member = members.find((schema) => compileMatcher(schema, resolveRef)(body))`
  */
-export function compileMatcher (schema: TSchema): Matcher {
+export function compileMatcher (schema: TSchema, resolveRef?: ResolveRef, within: readonly TSchema[] = []): Matcher {
   const source = schema as SchemaObject
+  if (typeof source.$ref === 'string') {
+    // A schema met again inside itself (`A = anyOf [$ref A, …]`) matches any value there.
+    const target = within.length < MAX_WALK_DEPTH ? resolveRef?.(source.$ref) : undefined
+    return target === undefined || within.includes(target) ? () => true : compileMatcher(target, resolveRef, [...within, target])
+  }
   if ('const' in source) {
     const expected = source.const
     return (value) => value === expected
@@ -25,17 +31,19 @@ export function compileMatcher (schema: TSchema): Matcher {
     const allowed: unknown[] = source.enum
     return (value) => allowed.includes(value)
   }
-  const { unions, properties } = childrenOf(source)
+  const { unions, properties, allOf } = childrenOf(source)
   if (unions.length > 0) {
     // The members of `anyOf`, or else of `oneOf`.
-    const members = unions[0].map(compileMatcher)
+    const members = unions[0].map((member) => compileMatcher(member, resolveRef, within))
     return (value) => members.some((member) => member(value))
   }
+  const parts = allOf.map((part) => compileMatcher(part, resolveRef, within))
   const types = Array.isArray(source.type) ? source.type as string[] : typeof source.type === 'string' ? [source.type] : undefined
   // A `required` that is not a list of strings matches no object (as before compilation).
   const required = Array.isArray(source.required) ? source.required as unknown[] : []
   const discriminators = discriminatorsOf(properties)
   return (value) => {
+    for (const part of parts) if (!part(value)) return false
     if (types !== undefined && !types.some((type) => typeMatches(type, value))) return false
     if (!isSchemaObject(value)) return true
     for (const key of required) if (typeof key !== 'string' || !Object.hasOwn(value, key)) return false
