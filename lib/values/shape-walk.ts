@@ -178,9 +178,14 @@ class WalkCompiler {
     }
     const records = this.recordWalk(children)
     if (records !== null) parts.push(records)
-    // Every item, tuple positions included (unlike occurrences, which walk `items` after `prefixItems` only).
+    // Tuple positions (`prefixItems`, or TypeBox's `items` list) by their schemas, then the items after them.
+    for (const [index, schema] of children.tuple) {
+      const position = this.walkOf(schema, true)
+      if (position !== null) parts.push((data, depth = 0) => { if (Array.isArray(data) && index < data.length) position(data[index], depth + 1) })
+    }
     const inner = children.items === undefined ? null : this.walkOf(children.items, true)
-    if (inner !== null) parts.push((data, depth = 0) => { if (Array.isArray(data)) for (const item of data) inner(item, depth + 1) })
+    const from = children.itemsFrom
+    if (inner !== null) parts.push((data, depth = 0) => { if (Array.isArray(data)) for (let index = from; index < data.length; index++) inner(data[index], depth + 1) })
     return parts
   }
 
