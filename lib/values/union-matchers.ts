@@ -72,7 +72,8 @@ export function fittingMembers<T> (members: readonly T[], value: object, nodeOf:
 }
 
 /**
- * True when `value` is of the JSON Schema `type` (any value for a type it does not know).
+ * True when `value` is of the JSON Schema `type` (any value for a type it does not know); a `Date` a handler returns is
+ * a string, as JSON and Fastify's serializer write it.
  * @example `typeMatches('integer', 1.5) // false`
  */
 export function typeMatches (type: string, value: unknown): boolean {
@@ -82,7 +83,7 @@ export function typeMatches (type: string, value: unknown): boolean {
     case 'null': return value === null
     case 'integer': return Number.isInteger(value)
     case 'number': return typeof value === 'number'
-    case 'string': return typeof value === 'string'
+    case 'string': return typeof value === 'string' || value instanceof Date
     case 'boolean': return typeof value === 'boolean'
     default: return true
   }
