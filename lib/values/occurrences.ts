@@ -7,7 +7,7 @@
  */
 import type { TSchema } from '@sinclair/typebox'
 import { isSchemaObject, pointerSegment, type SchemaObject } from '../core/json-schema'
-import { compileMatcher } from './union-matchers'
+import { compileMembers } from './union-matchers'
 import { childrenOf, type Children } from './shapes'
 import { resolverWithin } from '../core/subschemas'
 
@@ -271,7 +271,8 @@ class CollectorCompiler {
 
   /** A union (`anyOf` or `oneOf`): the data is walked as the first member it plausibly belongs to. */
   private unionParts (members: readonly TSchema[]): Expand[] {
-    const candidates = members.map((member) => ({ matches: compileMatcher(member, this.resolveRef), inner: this.build(member) }))
+    const matchers = compileMembers(members, this.resolveRef)
+    const candidates = members.map((member, index) => ({ matches: matchers[index], inner: this.build(member) }))
     if (!candidates.some((candidate) => candidate.inner !== null)) return []
     return [(holder, key, next) => {
       const value = holder[key]

@@ -4,7 +4,7 @@
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
-import { compileMatcher, type Matcher } from './union-matchers'
+import { compileMembers, type Matcher } from './union-matchers'
 import { isSchemaObject, type SchemaObject } from '../core/json-schema'
 import { setOwn } from '../core/own-properties'
 import {
@@ -215,8 +215,9 @@ class WalkCompiler {
    * do, and the union alone describes the data (`full`), only the fields none of them declares are removed.
    */
   private unionWalk (members: readonly TSchema[], full: boolean): ShapeWalk | null {
-    const candidates: Candidate[] = members.map((member) => ({
-      matches: compileMatcher(member, this.rules.resolveRef),
+    const matchers = compileMembers(members, this.rules.resolveRef)
+    const candidates: Candidate[] = members.map((member, index) => ({
+      matches: matchers[index],
       walk: this.walkOf(member, full),
       shape: this.shapeOf(member)
     }))

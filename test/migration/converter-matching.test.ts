@@ -645,3 +645,31 @@ test('regression: a union of Type.Ref members (or of Type.Intersect members) ran
   t.same(await send('/tanks', { animal: { name: 'Nemo', kind: 'fish', fins: 2 } }), ['request Fish fish'])
   t.same(await send('/tanks', { animal: { name: 'Tweety', kind: 'bird', song: 'tweet' } }), ['request Bird bird'])
 })
+
+test('regression: a union member whose discriminator allows several values (a union of literals, an enum) took the values of the members after it', async (t) => {
+  const Person = Type.Object({ kind: Type.Union([Type.Literal('person'), Type.Literal('trader')]), name: Type.String() })
+  const Club = Type.Object({ kind: Type.Unsafe<string>({ type: 'string', enum: ['charity', 'club'] }), name: Type.String() })
+  const Company = Type.Object({ kind: Type.Literal('company'), name: Type.String() })
+  const calls: string[] = []
+  class SeeEach extends VersionChange {
+    description = 'Each party is seen by its own converters.'
+    instructionsToMigrateToPreviousVersion = []
+    @ConvertRequestToNextVersionFor(Person) person (request: RequestInfo) { calls.push(`Person ${request.body.kind as string}`) }
+    @ConvertRequestToNextVersionFor(Club) club (request: RequestInfo) { calls.push(`Club ${request.body.kind as string}`) }
+    @ConvertRequestToNextVersionFor(Company) company (request: RequestInfo) { calls.push(`Company ${request.body.kind as string}`) }
+    @ConvertResponseToPreviousVersionFor(Company) companyDown (response: ResponseInfo) { calls.push(`Company down ${response.body.kind as string}`) }
+  }
+  const app = await versionedApp(t, twoVersions(SeeEach), async (api) => {
+    const Party = Type.Object({ party: Type.Union([Person, Club, Company]) })
+    api.post('/parties', { schema: { body: Party, response: { 200: Party } } }, async (request) => request.body)
+  })
+  const send = async (kind: string) => {
+    calls.length = 0
+    const response = await app.inject({ method: 'POST', url: '/parties', headers: v('2000-01-01'), payload: { party: { kind, name: 'n' } } })
+    t.equal(response.statusCode, 200, response.body)
+    return [...calls]
+  }
+  t.same(await send('trader'), ['Person trader'])
+  t.same(await send('club'), ['Club club'])
+  t.same(await send('company'), ['Company company', 'Company down company'])
+})
