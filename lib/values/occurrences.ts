@@ -7,7 +7,7 @@
  */
 import type { TSchema } from '@sinclair/typebox'
 import { isSchemaObject, pointerSegment, type SchemaObject } from '../core/json-schema'
-import { compileMembers } from './union-matchers'
+import { compileMembers, readsInherited } from './union-matchers'
 import { childrenOf, type Children } from './shapes'
 import { resolverWithin } from '../core/subschemas'
 
@@ -32,17 +32,6 @@ interface CollectorTarget {
 }
 
 const PENDING = Symbol('pending')
-
-/**
- * True when Fastify's serializer, reading `value[name]` for a declared property, finds it through the prototype of
- * a class instance (a getter), where JSON and the copies converters get have no such field.
- * @example `readsInherited(new (class { get fullName () { return 'Ada' } })(), 'fullName') // true`
- */
-export function readsInherited (value: object, name: string): boolean {
-  if (!(name in value) || name in Object.prototype) return false
-  const prototype: unknown = Object.getPrototypeOf(value)
-  return prototype !== Object.prototype && prototype !== null
-}
 
 /**
  * A compiled schema node: `expand` lists, in order, the walks its data needs (nested values, and members

@@ -11,6 +11,17 @@ import { childrenOf, MAX_WALK_DEPTH, type ResolveRef } from './shapes'
 export type Matcher = (value: unknown) => boolean
 
 /**
+ * True when Fastify's serializer, reading `value[name]` for a declared property, finds it through the prototype of
+ * a class instance (a getter), where JSON and the copies converters get have no such field.
+ * @example `readsInherited(new (class { get fullName () { return 'Ada' } })(), 'fullName') // true`
+ */
+export function readsInherited (value: object, name: string): boolean {
+  if (!(name in value) || name in Object.prototype) return false
+  const prototype: unknown = Object.getPrototypeOf(value)
+  return prototype !== Object.prototype && prototype !== null
+}
+
+/**
  * The matcher of the union member `schema`: true when a value's type, `const`, `enum`, required properties and `const`
  * discriminators agree, and those of every `allOf` part and of the schema a `$ref` names (with `resolveRef`; an unknown
  * one matches any value); extra properties are allowed (HEAD data carries fields older versions lack).
@@ -39,14 +50,14 @@ function compileMatcher (schema: TSchema, resolveRef?: ResolveRef, within: reado
   }
   const parts = allOf.map((part) => compileMatcher(part, resolveRef, within))
   const types = Array.isArray(source.type) ? source.type as string[] : typeof source.type === 'string' ? [source.type] : undefined
-  // A `required` that is not a list of strings matches no object (as before compilation).
+  // A `required` that is not a list of strings matches no object (as before compilation); a class's getter field counts.
   const required = Array.isArray(source.required) ? source.required as unknown[] : []
   const discriminators = discriminatorsOf(properties)
   return (value) => {
     for (const part of parts) if (!part(value)) return false
     if (types !== undefined && !types.some((type) => typeMatches(type, value))) return false
     if (!isSchemaObject(value)) return true
-    for (const key of required) if (typeof key !== 'string' || !Object.hasOwn(value, key)) return false
+    for (const key of required) if (typeof key !== 'string' || !(Object.hasOwn(value, key) || readsInherited(value, key))) return false
     for (const [key, expected] of discriminators) if (Object.hasOwn(value, key) && value[key] !== expected) return false
     return true
   }
