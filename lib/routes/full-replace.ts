@@ -11,7 +11,7 @@ import { visibleFields } from '../schemas/object-fields'
 import type { SchemaGeneration } from '../schemas/generation'
 import type { ObjectState } from '../schemas/seeds'
 import { childrenOf, MAX_WALK_DEPTH } from '../values/shapes'
-import { compileMatcher, type Matcher } from '../values/union-matchers'
+import { compileMembers, type Matcher } from '../values/union-matchers'
 
 /** No field: the answer of every version that expresses every HEAD body field, and of unversioned routes. */
 export const NO_FIELDS: readonly string[] = Object.freeze([])
@@ -51,13 +51,15 @@ export function readFullReplace (value: unknown, methods: readonly HttpMethod[],
 /** No value at a place (the body holds none there): every union member is walked, and `*` stands for items and map values. */
 const ABSENT: unique symbol = Symbol('absent')
 
-/** Union members' matchers, compiled once per member schema for a route's version, as converters pick the member of a value (../values/occurrences.ts). */
-type Matchers = Map<TSchema, Matcher>
+/** Union members' matchers, compiled once per union (its `anyOf` or `oneOf` list) for a route's version, as converters pick the member of a value (../values/occurrences.ts). */
+type Matchers = Map<unknown, Matcher[]>
 
-function matches (matchers: Matchers, member: TSchema, value: unknown): boolean {
-  let matcher = matchers.get(member)
-  if (matcher === undefined) matchers.set(member, matcher = compileMatcher(member))
-  return matcher(value)
+/** The first member of the union `list` that `value` plausibly belongs to. */
+function memberOf (matchers: Matchers, list: unknown, members: readonly TSchema[], value: unknown, generation: SchemaGeneration): TSchema | undefined {
+  let compiled = matchers.get(list)
+  if (compiled === undefined) matchers.set(list, compiled = compileMembers(members, (ref) => generation.resolveRef(ref)))
+  const index = compiled.findIndex((matches) => matches(value))
+  return index < 0 ? undefined : members[index]
 }
 
 /** The value at `key` of `value`, or {@link ABSENT}. */
@@ -146,13 +148,15 @@ function walkLacked (head: TSchema, { level, generation, derived, matchers = new
       if (!Array.isArray(value)) walk(child, `${pointer}/*`, ABSENT)
       else if (index !== undefined && index < value.length) walk(child, `${pointer}/${index}`, value[index])
     }
-    for (const members of children.unions) walkUnion(members, pointer, value)
+    // The lists `children.unions` holds the schemas of, in its order (`anyOf`, then `oneOf`).
+    const lists = [(node as SchemaObject).anyOf, (node as SchemaObject).oneOf].filter(Array.isArray)
+    children.unions.forEach((members, index) => { walkUnion(lists[index], members, pointer, value) })
     for (const member of children.allOf) walk(member, pointer, value)
   }
   // A value is walked as its first plausible member; without one every member is, and two object members lacking
   // different fields make the answer the body's.
-  const walkUnion = (members: readonly TSchema[], pointer: string, value: unknown): void => {
-    const chosen = value === ABSENT ? undefined : members.find((member) => matches(matchers, resolved(member, generation), value))
+  const walkUnion = (list: unknown, members: readonly TSchema[], pointer: string, value: unknown): void => {
+    const chosen = value === ABSENT ? undefined : memberOf(matchers, list, members, value, generation)
     if (chosen !== undefined) return walk(chosen, pointer, value)
     const outer = found
     const each = members.map((member) => {

@@ -63,14 +63,16 @@ export function typeOf (schema: JsonSchema): string | undefined {
 }
 
 function numberExample (schema: JsonSchema, integer: boolean): number {
-  const step = typeof schema.multipleOf === 'number' ? schema.multipleOf : integer ? 1 : 0.5
+  const multiple = typeof schema.multipleOf === 'number' ? schema.multipleOf : undefined
+  const step = multiple ?? (integer ? 1 : 0.5)
   let low = -Infinity
   if (typeof schema.minimum === 'number') low = schema.minimum
   if (typeof schema.exclusiveMinimum === 'number') low = Math.max(low, schema.exclusiveMinimum + (integer ? 1 : step))
   let high = Infinity
   if (typeof schema.maximum === 'number') high = schema.maximum
   if (typeof schema.exclusiveMaximum === 'number') high = Math.min(high, schema.exclusiveMaximum - (integer ? 1 : step))
-  let value = Number.isFinite(low) ? Math.ceil(low / step) * step : Math.min(1, high)
+  // Unbounded below: 1, or the first multiple, at most the highest value allowed (a multiple of it).
+  let value = Number.isFinite(low) ? Math.ceil(low / step) * step : Math.min(multiple ?? 1, multiple === undefined ? high : Math.floor(high / step) * step)
   if (value > high) value = Math.floor(high / step) * step
   return integer ? Math.round(value) : value
 }
@@ -213,10 +215,14 @@ function typedExample (build: Build, node: JsonSchema, property: string | undefi
     case 'boolean': return true
     case 'null': return null
     case 'array': {
+      // A tuple's positions (`prefixItems`, or `items` as a list) by their schemas, then the items after them.
+      const tuple: unknown[] = Array.isArray(node.prefixItems) ? node.prefixItems : Array.isArray(node.items) ? node.items : []
+      const rest = Array.isArray(node.items) ? node.additionalItems : node.items
       const min = typeof node.minItems === 'number' ? node.minItems : 0
       const max = typeof node.maxItems === 'number' ? node.maxItems : Infinity
-      const count = Math.min(Math.max(min, 1), max)
-      return Array.from({ length: count }, (_, index) => within(build, String(index), () => exampleAt(build, node.items, undefined, depth + 1)))
+      const count = Math.min(Math.max(min, tuple.length, 1), max)
+      const itemAt = (index: number): unknown => index < tuple.length ? tuple[index] : rest
+      return Array.from({ length: count }, (_, index) => within(build, String(index), () => exampleAt(build, itemAt(index), undefined, depth + 1)))
     }
     case 'object': return objectExample(build, node, depth)
     default: return 'example'

@@ -7,7 +7,7 @@
  */
 import type { TSchema } from '@sinclair/typebox'
 import { isSchemaObject, pointerSegment, type SchemaObject } from '../core/json-schema'
-import { compileMatcher } from './union-matchers'
+import { compileMembers, readsInherited } from './union-matchers'
 import { childrenOf, type Children } from './shapes'
 import { resolverWithin } from '../core/subschemas'
 
@@ -32,17 +32,6 @@ interface CollectorTarget {
 }
 
 const PENDING = Symbol('pending')
-
-/**
- * True when Fastify's serializer, reading `value[name]` for a declared property, finds it through the prototype of
- * a class instance (a getter), where JSON and the copies converters get have no such field.
- * @example `readsInherited(new (class { get fullName () { return 'Ada' } })(), 'fullName') // true`
- */
-export function readsInherited (value: object, name: string): boolean {
-  if (!(name in value) || name in Object.prototype) return false
-  const prototype: unknown = Object.getPrototypeOf(value)
-  return prototype !== Object.prototype && prototype !== null
-}
 
 /**
  * A compiled schema node: `expand` lists, in order, the walks its data needs (nested values, and members
@@ -271,7 +260,8 @@ class CollectorCompiler {
 
   /** A union (`anyOf` or `oneOf`): the data is walked as the first member it plausibly belongs to. */
   private unionParts (members: readonly TSchema[]): Expand[] {
-    const candidates = members.map((member) => ({ matches: compileMatcher(member), inner: this.build(member) }))
+    const matchers = compileMembers(members, this.resolveRef)
+    const candidates = members.map((member, index) => ({ matches: matchers[index], inner: this.build(member) }))
     if (!candidates.some((candidate) => candidate.inner !== null)) return []
     return [(holder, key, next) => {
       const value = holder[key]

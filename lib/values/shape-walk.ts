@@ -4,7 +4,7 @@
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
-import { compileMatcher, type Matcher } from './union-matchers'
+import { compileMembers, type Matcher } from './union-matchers'
 import { isSchemaObject, type SchemaObject } from '../core/json-schema'
 import { setOwn } from '../core/own-properties'
 import {
@@ -178,9 +178,14 @@ class WalkCompiler {
     }
     const records = this.recordWalk(children)
     if (records !== null) parts.push(records)
-    // Every item, tuple positions included (unlike occurrences, which walk `items` after `prefixItems` only).
+    // Tuple positions (`prefixItems`, or TypeBox's `items` list) by their schemas, then the items after them.
+    for (const [index, schema] of children.tuple) {
+      const position = this.walkOf(schema, true)
+      if (position !== null) parts.push((data, depth = 0) => { if (Array.isArray(data) && index < data.length) position(data[index], depth + 1) })
+    }
     const inner = children.items === undefined ? null : this.walkOf(children.items, true)
-    if (inner !== null) parts.push((data, depth = 0) => { if (Array.isArray(data)) for (const item of data) inner(item, depth + 1) })
+    const from = children.itemsFrom
+    if (inner !== null) parts.push((data, depth = 0) => { if (Array.isArray(data)) for (let index = from; index < data.length; index++) inner(data[index], depth + 1) })
     return parts
   }
 
@@ -210,8 +215,9 @@ class WalkCompiler {
    * do, and the union alone describes the data (`full`), only the fields none of them declares are removed.
    */
   private unionWalk (members: readonly TSchema[], full: boolean): ShapeWalk | null {
-    const candidates: Candidate[] = members.map((member) => ({
-      matches: compileMatcher(member),
+    const matchers = compileMembers(members, this.rules.resolveRef)
+    const candidates: Candidate[] = members.map((member, index) => ({
+      matches: matchers[index],
       walk: this.walkOf(member, full),
       shape: this.shapeOf(member)
     }))

@@ -5,18 +5,35 @@
  */
 import type { TSchema } from '@sinclair/typebox'
 import { isSchemaObject, type SchemaObject } from '../core/json-schema'
-import { childrenOf } from './shapes'
+import { childrenOf, MAX_WALK_DEPTH, type ResolveRef } from './shapes'
 
 /** Tells whether a value plausibly belongs to one union member (compiled once per member schema). */
 export type Matcher = (value: unknown) => boolean
 
 /**
- * The matcher of the union member `schema`: true when a value's type, `const`, `enum`, required properties and `const`
- * discriminators agree; extra properties are allowed (HEAD data carries fields older versions lack).
- * @example `const member = members.find((schema) => compileMatcher(schema)(body))`
+ * True when Fastify's serializer, reading `value[name]` for a declared property, finds it through the prototype of
+ * a class instance (a getter), where JSON and the copies converters get have no such field.
+ * @example `readsInherited(new (class { get fullName () { return 'Ada' } })(), 'fullName') // true`
  */
-export function compileMatcher (schema: TSchema): Matcher {
+export function readsInherited (value: object, name: string): boolean {
+  if (!(name in value) || name in Object.prototype) return false
+  const prototype: unknown = Object.getPrototypeOf(value)
+  return prototype !== Object.prototype && prototype !== null
+}
+
+/**
+ * The matcher of the union member `schema`: true when a value's type, `const`, `enum`, required properties and `const`
+ * discriminators agree, and those of every `allOf` part and of the schema a `$ref` names (with `resolveRef`; an unknown
+ * one matches any value); extra properties are allowed (HEAD data carries fields older versions lack).
+ * @example `const member = members.find((schema) => compileMatcher(schema, resolveRef)(body))`
+ */
+function compileMatcher (schema: TSchema, resolveRef?: ResolveRef, within: readonly TSchema[] = []): Matcher {
   const source = schema as SchemaObject
+  if (typeof source.$ref === 'string') {
+    // A schema met again inside itself (`A = anyOf [$ref A, …]`) matches any value there.
+    const target = within.length < MAX_WALK_DEPTH ? resolveRef?.(source.$ref) : undefined
+    return target === undefined || within.includes(target) ? () => true : compileMatcher(target, resolveRef, [...within, target])
+  }
   if ('const' in source) {
     const expected = source.const
     return (value) => value === expected
@@ -25,23 +42,73 @@ export function compileMatcher (schema: TSchema): Matcher {
     const allowed: unknown[] = source.enum
     return (value) => allowed.includes(value)
   }
-  const { unions, properties } = childrenOf(source)
+  const { unions, properties, allOf } = childrenOf(source)
   if (unions.length > 0) {
     // The members of `anyOf`, or else of `oneOf`.
-    const members = unions[0].map(compileMatcher)
+    const members = unions[0].map((member) => compileMatcher(member, resolveRef, within))
     return (value) => members.some((member) => member(value))
   }
+  const parts = allOf.map((part) => compileMatcher(part, resolveRef, within))
   const types = Array.isArray(source.type) ? source.type as string[] : typeof source.type === 'string' ? [source.type] : undefined
-  // A `required` that is not a list of strings matches no object (as before compilation).
+  // A `required` that is not a list of strings matches no object (as before compilation); a class's getter field counts.
   const required = Array.isArray(source.required) ? source.required as unknown[] : []
   const discriminators = discriminatorsOf(properties)
   return (value) => {
+    for (const part of parts) if (!part(value)) return false
     if (types !== undefined && !types.some((type) => typeMatches(type, value))) return false
     if (!isSchemaObject(value)) return true
-    for (const key of required) if (typeof key !== 'string' || !Object.hasOwn(value, key)) return false
+    for (const key of required) if (typeof key !== 'string' || !(Object.hasOwn(value, key) || readsInherited(value, key))) return false
     for (const [key, expected] of discriminators) if (Object.hasOwn(value, key) && value[key] !== expected) return false
     return true
   }
+}
+
+/**
+ * The matchers of a union's members ({@link compileMatcher}), telling them apart also by the union's discriminator: a
+ * property every object member allows a few values of (`const`, `enum`, a union of `const`s), such as `kind:
+ * Type.Union([Type.Literal('person'), Type.Literal('trader')])` beside `kind: Type.Literal('company')`. A value that no
+ * member's discriminator allows (one a later version added) is matched as it would be without one.
+ * @example `const chosen = compileMembers([Person, Company], resolveRef).findIndex((matches) => matches(body))`
+ */
+export function compileMembers (members: readonly TSchema[], resolveRef?: ResolveRef): Matcher[] {
+  const plain = members.map((member) => compileMatcher(member, resolveRef))
+  const valuesOf = members.map((member) => fewValuedProperties(member, resolveRef))
+  const objects = valuesOf.filter((values) => values !== undefined)
+  const keys = objects.length < 2 ? [] : [...objects[0].keys()].filter((key) => objects.every((values) => values.has(key)))
+  if (keys.length === 0) return plain
+  const allows = valuesOf.map((values) => (value: unknown): boolean => values === undefined || !isSchemaObject(value) ||
+    keys.every((key) => !Object.hasOwn(value, key) || (values.get(key) as unknown[]).includes(value[key])))
+  const someAllows = (value: unknown): boolean => plain.some((matches, index) => matches(value) && allows[index](value))
+  return plain.map((matches, index) => (value) => matches(value) && (allows[index](value) || !someAllows(value)))
+}
+
+/** The properties of an object member (after its `$ref`s, with its `allOf` parts') allowing a few values, with those values; undefined for a member declaring no properties. */
+function fewValuedProperties (member: TSchema, resolveRef: ResolveRef | undefined): Map<string, unknown[]> | undefined {
+  let node = member as SchemaObject
+  for (let depth = 0; typeof node.$ref === 'string' && depth < MAX_WALK_DEPTH; depth++) {
+    const target = resolveRef?.(node.$ref)
+    if (target === undefined) return undefined
+    node = target as SchemaObject
+  }
+  const { properties, allOf } = childrenOf(node)
+  const all = [...properties, ...allOf.flatMap((part) => childrenOf(part as SchemaObject).properties)]
+  if (all.length === 0) return undefined
+  const found = new Map<string, unknown[]>()
+  for (const [key, property] of all) {
+    const values = fewValuesOf(property as SchemaObject)
+    if (values !== undefined) found.set(key, values)
+  }
+  return found
+}
+
+/** The values a schema allows when they are a few listed ones: its `const`, its `enum`, or those of a union of them. */
+function fewValuesOf (schema: SchemaObject): unknown[] | undefined {
+  if ('const' in schema) return [schema.const]
+  if (Array.isArray(schema.enum)) return schema.enum
+  const members: unknown = schema.anyOf ?? schema.oneOf
+  if (!Array.isArray(members) || members.length === 0) return undefined
+  const each = members.map((member) => isSchemaObject(member) ? fewValuesOf(member) : undefined)
+  return each.every((values) => values !== undefined) ? each.flat() : undefined
 }
 
 /** The `const` fields (discriminators) among an object's properties, with their values. */
@@ -64,7 +131,8 @@ export function fittingMembers<T> (members: readonly T[], value: object, nodeOf:
 }
 
 /**
- * True when `value` is of the JSON Schema `type` (any value for a type it does not know).
+ * True when `value` is of the JSON Schema `type` (any value for a type it does not know); a `Date` a handler returns is
+ * a string, as JSON and Fastify's serializer write it.
  * @example `typeMatches('integer', 1.5) // false`
  */
 export function typeMatches (type: string, value: unknown): boolean {
@@ -74,7 +142,7 @@ export function typeMatches (type: string, value: unknown): boolean {
     case 'null': return value === null
     case 'integer': return Number.isInteger(value)
     case 'number': return typeof value === 'number'
-    case 'string': return typeof value === 'string'
+    case 'string': return typeof value === 'string' || value instanceof Date
     case 'boolean': return typeof value === 'boolean'
     default: return true
   }

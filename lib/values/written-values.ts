@@ -4,7 +4,8 @@
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
-import { compileCollector, readsInherited, type Collector, type Occurrence } from './occurrences'
+import { compileCollector, type Collector, type Occurrence } from './occurrences'
+import { readsInherited } from './union-matchers'
 import type { ResolveRef } from './shapes'
 import { copyJson, type Rewrites } from './json-copy'
 import { isSchemaObject } from '../core/json-schema'

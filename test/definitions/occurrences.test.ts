@@ -88,6 +88,26 @@ test('a union member is chosen by its discriminator, or by its own anyOf (else o
   t.end()
 })
 
+test('a discriminator allowing several values (an enum, a union of consts) chooses its member; a value none allows, the first plausible one', (t) => {
+  const kinds = (...values: string[]): object => values.length === 1 ? { const: values[0] } : { anyOf: values.map((value) => ({ const: value })) }
+  const member = (kind: object, extra: object = {}): object => ({ type: 'object', required: ['kind'], properties: { kind, ...extra } })
+  const root = { anyOf: [member(kinds('person', 'trader')), member({ enum: ['club', 'charity'] }, { n: TARGET }), member(kinds('company'))] } as unknown as TSchema
+  const collect = compileCollector(root, target)
+  if (collect === null) return t.fail('the target occurs in the union')
+  const count = (data: unknown): number => {
+    const out: Occurrence[] = []
+    collect({ body: data }, 'body', out)
+    return out.length
+  }
+  t.equal(count({ kind: 'charity', n: {} }), 1, 'charity: the member whose enum allows it')
+  t.equal(count({ kind: 'trader', n: {} }), 0, 'trader: the first member')
+  t.equal(count({ kind: 'trust', n: {} }), 0, 'a kind none allows (a later version\'s): the first plausible member, as without a discriminator')
+  const reordered = { anyOf: [member({ enum: ['club', 'charity'] }, { n: TARGET }), member(kinds('company'))] } as unknown as TSchema
+  t.equal((() => { const out: Occurrence[] = []; compileCollector(reordered, target)?.({ body: { kind: 'trust', n: {} } }, 'body', out); return out.length })(), 1,
+    'a kind none allows: the first member, whose discriminator does not allow it either')
+  t.end()
+})
+
 test('a Type.Recursive names its own $id: collectors and place finders follow it at any depth, in time linear in the data', (t) => {
   const Tree = Type.Recursive((This) => Type.Object({ old: Type.Optional(Type.String({ deprecated: true })), children: Type.Optional(Type.Array(This)) }), { $id: 'Tree' })
   const root = Type.Object({ tree: Tree })

@@ -817,3 +817,31 @@ test('regression: the range form submits a version name exactly, whitespace insi
   t.ok(options.length >= 4, 'the form lists the versions twice (from, to)')
   for (const [, attributes, text] of options) t.match(attributes, ` value="${text}"`, `the option ${text} submits its name as written`)
 })
+
+test('regression: a body with a tuple (Type.Tuple) or a multipleOf number had no example ("does not match"), only a note', async (t) => {
+  const Order = Type.Object({
+    name: Type.String(),
+    cents: Type.Integer({ multipleOf: 100 }),
+    below: Type.Integer({ maximum: -5, multipleOf: 3 }),
+    at: Type.Tuple([Type.String(), Type.Integer({ minimum: 1 })])
+  })
+  class Rename extends VersionChange {
+    description = 'title became name.'
+    instructionsToMigrateToPreviousVersion = [schema(Order).field('name').had({ name: 'title' })]
+    @ConvertRequestToNextVersionFor(Order)
+    forward (request: RequestInfo<{ title?: string, name?: string }>) {
+      request.body.name = request.body.title
+      delete request.body.title
+    }
+  }
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', Rename), new Version('2000-01-01')), async (api) => {
+    api.post('/orders', { schema: { body: Order } }, async () => ({}))
+  })
+  await app.ready()
+  const guide = await guideOf(app, '2000-01-01', '2001-01-01')
+  t.same(guide.changes[0].notes, [])
+  const [example] = guide.changes[0].examples
+  t.same(example.before, { title: 'example', cents: 100, below: -6, at: ['example', 1] })
+  const sent = await app.inject({ method: 'POST', url: '/orders', headers: { 'x-api-version': '2000-01-01' }, payload: example.before as object })
+  t.equal(sent.statusCode, 200, `a client of 2000-01-01 sending the example is served: ${sent.body}`)
+})

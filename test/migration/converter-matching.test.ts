@@ -608,3 +608,68 @@ test('regression: two changes of one version, one renaming the field that holds 
     t.same(answer.json(), { lines: [{ code: 'k1' }, { code: 'k2' }] }, `${order}: the old client reads its own shape back`)
   }
 })
+
+test('regression: a union of Type.Ref members (or of Type.Intersect members) ran the first member\'s converters on every value, the others\' on none', async (t) => {
+  const Cat = Type.Object({ kind: Type.Literal('cat'), meow: Type.String() }, { $id: 'Cat' })
+  const Dog = Type.Object({ kind: Type.Literal('dog'), bark: Type.String() }, { $id: 'Dog' })
+  const Named = Type.Object({ name: Type.String() })
+  const Bird = Type.Object({ kind: Type.Literal('bird'), song: Type.String() })
+  const Fish = Type.Object({ kind: Type.Literal('fish'), fins: Type.Number() })
+  const calls: string[] = []
+  class SeeEach extends VersionChange {
+    description = 'Each animal is seen by its own converters.'
+    instructionsToMigrateToPreviousVersion = []
+    @ConvertRequestToNextVersionFor(Cat) requestCat (request: RequestInfo) { calls.push(`request Cat ${request.body.kind as string}`) }
+    @ConvertRequestToNextVersionFor(Dog) requestDog (request: RequestInfo) { calls.push(`request Dog ${request.body.kind as string}`) }
+    @ConvertRequestToNextVersionFor(Bird) requestBird (request: RequestInfo) { calls.push(`request Bird ${request.body.kind as string}`) }
+    @ConvertRequestToNextVersionFor(Fish) requestFish (request: RequestInfo) { calls.push(`request Fish ${request.body.kind as string}`) }
+    @ConvertResponseToPreviousVersionFor(Cat) responseCat (response: ResponseInfo) { calls.push(`response Cat ${response.body.kind as string}`) }
+    @ConvertResponseToPreviousVersionFor(Dog) responseDog (response: ResponseInfo) { calls.push(`response Dog ${response.body.kind as string}`) }
+  }
+  const app = await versionedApp(t, twoVersions(SeeEach), async (api) => {
+    api.addSchema(Cat)
+    api.addSchema(Dog)
+    const Pen = Type.Object({ pet: Type.Union([Type.Ref('Cat'), Type.Ref('Dog')]) })
+    api.post('/pens', { schema: { body: Pen, response: { 200: Pen } } }, async (request) => request.body)
+    const Tank = Type.Object({ animal: Type.Union([Type.Intersect([Named, Bird]), Type.Intersect([Named, Fish])]) })
+    api.post('/tanks', { schema: { body: Tank } }, async (request) => request.body)
+  })
+  const send = async (url: string, payload: object) => {
+    calls.length = 0
+    const response = await app.inject({ method: 'POST', url, headers: v('2000-01-01'), payload })
+    t.equal(response.statusCode, 200, response.body)
+    return [...calls]
+  }
+  t.same(await send('/pens', { pet: { kind: 'dog', bark: 'woof' } }), ['request Dog dog', 'response Dog dog'])
+  t.same(await send('/pens', { pet: { kind: 'cat', meow: 'mew' } }), ['request Cat cat', 'response Cat cat'])
+  t.same(await send('/tanks', { animal: { name: 'Nemo', kind: 'fish', fins: 2 } }), ['request Fish fish'])
+  t.same(await send('/tanks', { animal: { name: 'Tweety', kind: 'bird', song: 'tweet' } }), ['request Bird bird'])
+})
+
+test('regression: a union member whose discriminator allows several values (a union of literals, an enum) took the values of the members after it', async (t) => {
+  const Person = Type.Object({ kind: Type.Union([Type.Literal('person'), Type.Literal('trader')]), name: Type.String() })
+  const Club = Type.Object({ kind: Type.Unsafe<string>({ type: 'string', enum: ['charity', 'club'] }), name: Type.String() })
+  const Company = Type.Object({ kind: Type.Literal('company'), name: Type.String() })
+  const calls: string[] = []
+  class SeeEach extends VersionChange {
+    description = 'Each party is seen by its own converters.'
+    instructionsToMigrateToPreviousVersion = []
+    @ConvertRequestToNextVersionFor(Person) person (request: RequestInfo) { calls.push(`Person ${request.body.kind as string}`) }
+    @ConvertRequestToNextVersionFor(Club) club (request: RequestInfo) { calls.push(`Club ${request.body.kind as string}`) }
+    @ConvertRequestToNextVersionFor(Company) company (request: RequestInfo) { calls.push(`Company ${request.body.kind as string}`) }
+    @ConvertResponseToPreviousVersionFor(Company) companyDown (response: ResponseInfo) { calls.push(`Company down ${response.body.kind as string}`) }
+  }
+  const app = await versionedApp(t, twoVersions(SeeEach), async (api) => {
+    const Party = Type.Object({ party: Type.Union([Person, Club, Company]) })
+    api.post('/parties', { schema: { body: Party, response: { 200: Party } } }, async (request) => request.body)
+  })
+  const send = async (kind: string) => {
+    calls.length = 0
+    const response = await app.inject({ method: 'POST', url: '/parties', headers: v('2000-01-01'), payload: { party: { kind, name: 'n' } } })
+    t.equal(response.statusCode, 200, response.body)
+    return [...calls]
+  }
+  t.same(await send('trader'), ['Person trader'])
+  t.same(await send('club'), ['Club club'])
+  t.same(await send('company'), ['Company company', 'Company down company'])
+})

@@ -9,6 +9,7 @@ import {
   schema, versioned, type RequestInfo, type ResponseInfo, type FormValue, type VersionChangeClass
 } from '../../plugin'
 import { captureLogs, v } from '../helpers/request-pipeline'
+import { versionedApp } from '../helpers/apps'
 import fastifyFormbody from '@fastify/formbody'
 import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox'
 
@@ -1288,4 +1289,23 @@ test('regression: a header named like an Object.prototype member (constructor) t
   const newest = await app.inject({ url: '/odd', headers: v('2001-01-01', { constructor: 'new' }) })
   t.same(newest.json(), { sent: true }, 'the newest version passes it through')
   t.equal(newest.headers.constructor, 'head')
+})
+
+test('regression: a tuple position (Type.Tuple) holding a rebuilt object kept the fields its version lacks, which HEAD then read as its own', async (t) => {
+  const Person = Type.Object({ name: Type.String(), nickname: Type.Optional(Type.String()) })
+  class NoNickname extends VersionChange {
+    description = 'People had no nickname.'
+    instructionsToMigrateToPreviousVersion = [schema(Person).field('nickname').didntExist]
+  }
+  const received: unknown[] = []
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', NoNickname), new Version('2000-01-01')), async (api) => {
+    api.post('/pairs', { schema: { body: Type.Object({ pair: Type.Tuple([Type.String(), Person]), people: Type.Array(Person) }) } }, async (request) => {
+      received.push(request.body)
+      return {}
+    })
+  })
+  const payload = { pair: ['x', { name: 'Ada', nickname: 'A' }], people: [{ name: 'Bo', nickname: 'B' }] }
+  t.equal((await app.inject({ method: 'POST', url: '/pairs', headers: v('2000-01-01'), payload })).statusCode, 200)
+  t.equal((await app.inject({ method: 'POST', url: '/pairs', headers: v('2001-01-01'), payload })).statusCode, 200)
+  t.same(received, [{ pair: ['x', { name: 'Ada' }], people: [{ name: 'Bo' }] }, payload], 'a field the version lacks is removed at a tuple position as in a list')
 })

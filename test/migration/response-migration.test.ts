@@ -811,6 +811,55 @@ test('a Date in a format date or time field reached old clients as a date-time: 
   t.same(seen, [{ ...expected, memo }], 'the converter saw them as HEAD writes them')
 })
 
+test('regression: a Date in a nullable date field (a union with null) was a 500 for old clients: the union took it for neither member', async (t) => {
+  const Task = Type.Object({
+    dueOn: Type.Union([Type.String({ format: 'date' }), Type.Null()]),
+    startsOn: Type.Optional(Type.Union([Type.Null(), Type.String({ format: 'date' })])),
+    memo: Type.Optional(Type.String())
+  })
+  const seen: unknown[] = []
+  class MemoAdded extends VersionChange {
+    description = 'Tasks gained a memo.'
+    instructionsToMigrateToPreviousVersion = [schema(Task).field('memo').didntExist]
+    @ConvertResponseToPreviousVersionFor(Task)
+    look (response: ResponseInfo) { seen.push({ ...response.body }) }
+  }
+  const app = await versionedApp(t, new VersionBundle(new Version('2001-01-01', MemoAdded), new Version('2000-01-01')), async (api) => {
+    api.get('/task', { schema: { response: { 200: Task } } }, async () => ({ dueOn: new Date('2024-03-05T10:20:30.000Z'), startsOn: new Date('2024-03-01T10:00:00.000Z'), memo: 'm' }) as never)
+  })
+  const latest = jsonOf(await call(app, '2001-01-01', '/task'))
+  t.match(latest.dueOn, /^\d{4}-\d{2}-\d{2}$/, 'HEAD writes a date')
+  const old = await call(app, '2000-01-01', '/task')
+  t.equal(old.statusCode, 200, old.body)
+  const { memo, ...expected } = latest
+  t.same(jsonOf(old), expected, 'the old client gets the dates HEAD writes')
+  t.same(seen, [{ ...expected, memo }], 'the converter saw them as HEAD writes them')
+})
+
+test('regression: a class instance in a nullable field (a union with null) whose required field is a getter was a 500 for old clients', async (t) => {
+  const Person = Type.Object({ id: Type.String(), fullName: Type.String() })
+  const Team = Type.Object({ owner: Type.Union([Type.Null(), Person]), memo: Type.Optional(Type.String()) })
+  class PersonDto {
+    constructor (readonly id: string) {}
+    get fullName (): string { return 'Ada Lovelace' }
+  }
+  const seen: unknown[] = []
+  class MemoAdded extends VersionChange {
+    description = 'Teams gained a memo.'
+    instructionsToMigrateToPreviousVersion = [schema(Team).field('memo').didntExist]
+    @ConvertResponseToPreviousVersionFor(Person)
+    look (response: ResponseInfo) { seen.push({ ...response.body }) }
+  }
+  const app = await versionedApp(t, new VersionBundle(new Version('2001-01-01', MemoAdded), new Version('2000-01-01')), async (api) => {
+    api.get('/team', { schema: { response: { 200: Team } } }, async () => ({ owner: new PersonDto('p1'), memo: 'm' }) as never)
+  })
+  t.same(jsonOf(await call(app, '2001-01-01', '/team')), { owner: { id: 'p1', fullName: 'Ada Lovelace' }, memo: 'm' })
+  const old = await call(app, '2000-01-01', '/team')
+  t.equal(old.statusCode, 200, old.body)
+  t.same(jsonOf(old), { owner: { id: 'p1', fullName: 'Ada Lovelace' } }, 'the getter\'s field, as HEAD writes it')
+  t.same(seen, [{ id: 'p1', fullName: 'Ada Lovelace' }], 'the member\'s converter ran on it')
+})
+
 test('regression: a field behind a class getter, which Fastify\'s serializer writes, was lost for old clients (a 500 where required)', async (t) => {
   const Address = Type.Object({ line: Type.String(), label: Type.String() })
   const Person = Type.Object({ id: Type.String(), fullName: Type.String(), address: Address, tags: Type.Array(Type.String()) })
