@@ -7,6 +7,7 @@
  * is the process's cache of the files declaring version changes, decision 0236). See ARCHITECTURE.md.
  */
 import { test } from 'tap'
+import { execFileSync } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import { exportsUsedOnlyInTheirFile, moduleState, wideFunctions } from './helpers/code-shape'
@@ -134,6 +135,30 @@ test('the layout check catches an upward import, a cycle, a long file and a crow
   const crowded = new Map(files)
   for (let index = 0; crowded.size < files.size + 7; index++) crowded.set(`lib/extra-${index}.ts`, 'export {}\n')
   t.match(layoutProblems(crowded).join('\n'), /^lib\/ root holds \d+ files \(at most 6\)/m)
+})
+
+/**
+ * What the repository's top level holds: the entries, lib/ and the folders the design names, and the configuration of
+ * the tools that build, lint and test it. A new top-level file (a scratch probe committed by mistake) fails here until
+ * it is added on purpose.
+ */
+const TOP_LEVEL = [
+  '.ci', '.gitignore', '.npmrc', '.taprc', 'ARCHITECTURE.md', 'CHANGELOG.md', 'LICENSE', 'README.md', 'benchmarks', 'docs',
+  'eslint.config.js', 'examples', 'lib', 'package-lock.json', 'package.json', 'plugin.ts', 'scripts', 'tap-snapshots', 'test',
+  'tools.ts', 'tsconfig.build.json', 'tsconfig.json', 'vendor'
+]
+
+test('the top level of the repository holds only what the design names and its configuration', async (t) => {
+  let tracked: string
+  try {
+    tracked = execFileSync('git', ['ls-files'], { cwd: ROOT, encoding: 'utf8' })
+  } catch {
+    t.skip('not a git checkout: nothing tracked to read')
+    return
+  }
+  const top = [...new Set(tracked.split('\n').filter((file) => file !== '').map((file) => file.split('/')[0]))]
+  t.ok(top.includes('plugin.ts'), 'the tracked files are read')
+  t.same(top.filter((name) => !TOP_LEVEL.includes(name)), [], 'no other file or folder at the top level')
 })
 
 /** Every source that may use an export of lib/: lib/, the entries, the tests, the examples and the benchmarks. */
