@@ -122,21 +122,25 @@ export async function runOnApis (app: FastifyInstance, run: CommandRun, io: Comm
     const types = run.types === undefined ? undefined : perApiFile(run.types, api.name)
     return await runOnApi(api.context, { ...run, dir, types, given: { dir: run.dir, types: run.types } }, apiIo)
   })
-  if (run.command !== 'check' || !several || run.api !== undefined || run.dir === undefined) return code
-  return Math.max(code, await removedApis(run.dir, apis.map((api) => api.name), io))
+  if ((run.command !== 'check' && run.command !== 'fingerprint') || !several || run.api !== undefined || run.dir === undefined) return code
+  return Math.max(code, await removedApis(run.command, run.dir, apis.map((api) => api.name), io))
 }
 
 /**
- * `check` of every API: a folder of `dir` holding saved documents (`<version>.json`) that no API of the application is
- * named by is an API removed (or renamed), which breaks its clients; its documents were compared with nothing.
+ * `check` and `fingerprint --against` of every API: a folder of `dir` holding saved documents (`<version>.json`) that
+ * no API of the application is named by is an API removed (or renamed), which breaks its clients (a break; documents
+ * that are not what the application serves); its documents were compared with nothing.
  */
-async function removedApis (dir: string, names: readonly string[], io: CommandOutput): Promise<number> {
+async function removedApis (command: 'check' | 'fingerprint', dir: string, names: readonly string[], io: CommandOutput): Promise<number> {
   const folders = (await readdir(dir, { withFileTypes: true }).catch(() => [])).filter((entry) => entry.isDirectory() && !names.includes(entry.name))
   let code = 0
   for (const folder of folders) {
     const saved = (await readdir(join(dir, folder.name)).catch(() => [])).filter((name) => name.endsWith('.json'))
     if (saved.length === 0) continue
-    io.err(`break: API '${folder.name}' removed: ${join(dir, folder.name)} holds its saved documents (${saved.length}), and the application has no versioned API of that name (its APIs: ${names.join(', ')}).`)
+    const [path, none] = [join(dir, folder.name), `the application has no versioned API of that name (its APIs: ${names.join(', ')})`]
+    io.err(command === 'check'
+      ? `break: API '${folder.name}' removed: ${path} holds its saved documents (${saved.length}), and ${none}.`
+      : `fingerprint: ${path} holds the saved documents (${saved.length}) of API '${folder.name}', and ${none}; run fastify-versioner check <app> --against ${commandArgument(dir)} to see the differences.`)
     code = 1
   }
   return code

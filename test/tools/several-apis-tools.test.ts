@@ -83,6 +83,22 @@ test('check of every API: a saved folder no API is named by any more is an API r
   t.equal((await cli(['check', app, '--against', out, '--api', 'partner'])).code, 0, '--api checks the API it names only')
 })
 
+test('fingerprint --against of every API: a saved folder no API is named by any more differs, as check breaks on it (it exited 0)', async (t) => {
+  const dir = await scratch(t)
+  const app = await appModule(dir)
+  const out = join(dir, 'openapi')
+  t.equal((await cli(['export', app, '--out', out])).code, 0)
+  t.equal((await cli(['fingerprint', app, '--against', out])).code, 0, 'the documents saved are what the APIs serve')
+  await cp(join(out, 'public'), join(out, 'legacy'), { recursive: true })
+  await mkdir(join(out, 'drafts'))
+  const printed = await cli(['fingerprint', app, '--against', out])
+  t.equal(printed.code, 1, 'a deploy of this build takes an API away from its clients')
+  t.match(printed.stderr, /^fingerprint: .*legacy holds the saved documents \(3\) of API 'legacy', and the application has no versioned API of that name \(its APIs: public, partner\); run fastify-versioner check <app> --against .* to see the differences\.$/m)
+  t.notMatch(printed.stderr, /drafts/, 'a folder without saved documents is no API')
+  t.match(printed.stdout, /^\[partner\] fingerprint of /m, 'the APIs there are still compared')
+  t.equal((await cli(['fingerprint', app, '--against', out, '--api', 'partner'])).code, 0, '--api compares the API it names only')
+})
+
 test('types and check --types handle each API of a two-API app (one folder per API), and --api picks one', async (t) => {
   const dir = await scratch(t)
   const app = await appModule(dir)
