@@ -6,7 +6,7 @@
  * @module
  */
 import type { FastifyInstance } from 'fastify'
-import { readdir, readFile, writeFile, mkdir } from 'node:fs/promises'
+import { readdir, readFile, stat, writeFile, mkdir } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { checkDocuments, type CheckResult } from './check'
 import { exportDocuments, type ChannelOptions } from './export'
@@ -115,15 +115,35 @@ function perApiFile (file: string, api: string): string {
  */
 export async function runOnApis (app: FastifyInstance, run: CommandRun, io: CommandOutput): Promise<number> {
   const apis = selectApis(app, run.api)
-  const several = versionedApis(app).length > 1
+  const names = versionedApis(app).map((api) => api.name)
+  const several = names.length > 1
   const code = await eachApi(apis, io, async (api, apiIo) => {
     if (!several) return await runOnApi(api.context, run, apiIo)
     const dir = run.dir === undefined ? undefined : run.command === 'types' ? perApiFile(run.dir, api.name) : join(run.dir, api.name)
     const types = run.types === undefined ? undefined : perApiFile(run.types, api.name)
-    return await runOnApi(api.context, { ...run, dir, types, given: { dir: run.dir, types: run.types } }, apiIo)
+    const missing = run.command === 'check' && run.dir !== undefined ? await missingFolder(run.dir, api.name, names) : undefined
+    const added = missing === 'added'
+    if (added) apiIo.out(`note: new API: ${dir as string} does not exist (an API added since the documents were saved); save its documents with fastify-versioner export <app> --out ${commandArgument(run.dir as string)} --api ${api.name}.`)
+    if (missing === 'one API') apiIo.err(`${run.dir as string} holds saved documents of its own, as export writes them for an application with one API; with several, each API's are in ${join(run.dir as string, '<name>')}: move them into the folder of the API they are of.`)
+    return await runOnApi(api.context, { ...run, dir: added ? undefined : dir, types, given: { dir: run.dir, types: run.types } }, apiIo)
   })
   if ((run.command !== 'check' && run.command !== 'fingerprint') || !several || run.api !== undefined || run.dir === undefined) return code
   return Math.max(code, await removedApis(run.command, run.dir, apis.map((api) => api.name), io))
+}
+
+/**
+ * `check` of one API of several whose folder `<dir>/<name>/` does not exist: `added` when another API's folder holds
+ * saved documents, an API added since they were saved (decision 0280), which `check` notes; `one API` when `dir` holds
+ * saved documents itself (those of the application when it had one API, which must move into that API's folder);
+ * `undefined` when the folder exists, or no API's folder holds saved documents (a `dir` misspelt, or never exported).
+ * Unless `added`, reading the folder fails, as before.
+ */
+async function missingFolder (dir: string, name: string, names: readonly string[]): Promise<'added' | 'one API' | undefined> {
+  const saved = async (folder: string): Promise<boolean> => await readdir(folder).then((files) => files.some((file) => file.endsWith('.json')), () => false)
+  if (await stat(join(dir, name)).then(() => true, (error: NodeJS.ErrnoException) => error.code !== 'ENOENT')) return undefined
+  if (await saved(dir)) return 'one API'
+  for (const other of names.filter((other) => other !== name)) if (await saved(join(dir, other))) return 'added'
+  return undefined
 }
 
 /**
