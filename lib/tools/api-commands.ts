@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify'
 import { readdir, readFile, stat, writeFile, mkdir } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { checkDocuments, type CheckResult } from './check'
-import { exportDocuments, type ChannelOptions } from './export'
+import { exportDocuments, fileNameOf, type ChannelOptions } from './export'
 import { typesModule } from './types-module'
 import { printFingerprint } from './fingerprint'
 import { verify, type VerifyFindings, type VerifyOptions } from './verify'
@@ -78,7 +78,11 @@ export function printVerify (findings: VerifyFindings, clean: string, io: Comman
 /** Runs the command on one API (`context` is its context); returns the exit code. */
 async function runOnApi (context: FastifyInstance, run: CommandRun, io: CommandOutput): Promise<number> {
   if (run.command === 'export') {
-    for (const file of await exportDocuments(context, run.dir as string, run)) io.out(`wrote ${file}`)
+    const written = await exportDocuments(context, run.dir as string, run)
+    for (const file of written) io.out(`wrote ${file}`)
+    for (const file of await savedOfNoVersion(context, run.dir as string, written)) {
+      io.out(`note: ${file} kept: it is of no version the application has (a retired version's, or a withdrawn preview's); check reads it until you delete it.`)
+    }
     return 0
   }
   if (run.command === 'check') {
@@ -96,6 +100,15 @@ async function runOnApi (context: FastifyInstance, run: CommandRun, io: CommandO
   }
   const versions = context.versioner.versions.versionValues.length
   return printVerify(await verify(context, run.verifyOptions), `every version of every versioned route migrates cleanly (${versions} versions`, io)
+}
+
+/**
+ * The saved documents (`<version>.json`) in `dir` that `export` did not write (`written`) and that are of no version of
+ * the API, preview versions included: a retired version's, which `export` leaves for the team to delete.
+ */
+async function savedOfNoVersion (context: FastifyInstance, dir: string, written: readonly string[]): Promise<string[]> {
+  const known = new Set([...written.map((file) => basename(file)), ...context.versioner.versions.versionValues.map((value) => `${fileNameOf(value)}.json`)])
+  return (await readdir(dir)).filter((name) => name.endsWith('.json') && !known.has(name)).sort().map((name) => join(dir, name))
 }
 
 /** The types file of one API of several: `<folder of file>/<api>/<file name>`. */
