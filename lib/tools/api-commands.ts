@@ -6,10 +6,10 @@
  * @module
  */
 import type { FastifyInstance } from 'fastify'
-import { readdir, readFile, writeFile, mkdir } from 'node:fs/promises'
+import { readdir, readFile, stat, writeFile, mkdir } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { checkDocuments, type CheckResult } from './check'
-import { exportDocuments, type ChannelOptions } from './export'
+import { exportDocuments, fileNameOf, type ChannelOptions } from './export'
 import { typesModule } from './types-module'
 import { printFingerprint } from './fingerprint'
 import { verify, type VerifyFindings, type VerifyOptions } from './verify'
@@ -78,7 +78,11 @@ export function printVerify (findings: VerifyFindings, clean: string, io: Comman
 /** Runs the command on one API (`context` is its context); returns the exit code. */
 async function runOnApi (context: FastifyInstance, run: CommandRun, io: CommandOutput): Promise<number> {
   if (run.command === 'export') {
-    for (const file of await exportDocuments(context, run.dir as string, run)) io.out(`wrote ${file}`)
+    const written = await exportDocuments(context, run.dir as string, run)
+    for (const file of written) io.out(`wrote ${file}`)
+    for (const file of await savedOfNoVersion(context, run.dir as string, written)) {
+      io.out(`note: ${file} kept: it is of no version the application has (a retired version's, or a withdrawn preview's); check reads it until you delete it.`)
+    }
     return 0
   }
   if (run.command === 'check') {
@@ -98,6 +102,15 @@ async function runOnApi (context: FastifyInstance, run: CommandRun, io: CommandO
   return printVerify(await verify(context, run.verifyOptions), `every version of every versioned route migrates cleanly (${versions} versions`, io)
 }
 
+/**
+ * The saved documents (`<version>.json`) in `dir` that `export` did not write (`written`) and that are of no version of
+ * the API, preview versions included: a retired version's, which `export` leaves for the team to delete.
+ */
+async function savedOfNoVersion (context: FastifyInstance, dir: string, written: readonly string[]): Promise<string[]> {
+  const known = new Set([...written.map((file) => basename(file)), ...context.versioner.versions.versionValues.map((value) => `${fileNameOf(value)}.json`)])
+  return (await readdir(dir)).filter((name) => name.endsWith('.json') && !known.has(name)).sort().map((name) => join(dir, name))
+}
+
 /** The types file of one API of several: `<folder of file>/<api>/<file name>`. */
 function perApiFile (file: string, api: string): string {
   return join(dirname(file), api, basename(file))
@@ -115,28 +128,52 @@ function perApiFile (file: string, api: string): string {
  */
 export async function runOnApis (app: FastifyInstance, run: CommandRun, io: CommandOutput): Promise<number> {
   const apis = selectApis(app, run.api)
-  const several = versionedApis(app).length > 1
+  const names = versionedApis(app).map((api) => api.name)
+  const several = names.length > 1
   const code = await eachApi(apis, io, async (api, apiIo) => {
     if (!several) return await runOnApi(api.context, run, apiIo)
     const dir = run.dir === undefined ? undefined : run.command === 'types' ? perApiFile(run.dir, api.name) : join(run.dir, api.name)
     const types = run.types === undefined ? undefined : perApiFile(run.types, api.name)
-    return await runOnApi(api.context, { ...run, dir, types, given: { dir: run.dir, types: run.types } }, apiIo)
+    const missing = run.command === 'check' && run.dir !== undefined ? await missingFolder(run.dir, api.name, names) : undefined
+    const added = missing === 'added'
+    if (added) apiIo.out(`note: new API: ${dir as string} does not exist (an API added since the documents were saved); save its documents with fastify-versioner export <app> --out ${commandArgument(run.dir as string)} --api ${api.name}.`)
+    if (missing === 'one API') apiIo.err(`${run.dir as string} holds saved documents of its own, as export writes them for an application with one API; with several, each API's are in ${join(run.dir as string, '<name>')}: move them into the folder of the API they are of.`)
+    return await runOnApi(api.context, { ...run, dir: added ? undefined : dir, types, given: { dir: run.dir, types: run.types } }, apiIo)
   })
-  if (run.command !== 'check' || !several || run.api !== undefined || run.dir === undefined) return code
-  return Math.max(code, await removedApis(run.dir, apis.map((api) => api.name), io))
+  if ((run.command !== 'check' && run.command !== 'fingerprint') || !several || run.api !== undefined || run.dir === undefined) return code
+  return Math.max(code, await removedApis(run.command, run.dir, apis.map((api) => api.name), io))
 }
 
 /**
- * `check` of every API: a folder of `dir` holding saved documents (`<version>.json`) that no API of the application is
- * named by is an API removed (or renamed), which breaks its clients; its documents were compared with nothing.
+ * `check` of one API of several whose folder `<dir>/<name>/` does not exist: `added` when another API's folder holds
+ * saved documents, an API added since they were saved (decision 0280), which `check` notes; `one API` when `dir` holds
+ * saved documents itself (those of the application when it had one API, which must move into that API's folder);
+ * `undefined` when the folder exists, or no API's folder holds saved documents (a `dir` misspelt, or never exported).
+ * Unless `added`, reading the folder fails, as before.
  */
-async function removedApis (dir: string, names: readonly string[], io: CommandOutput): Promise<number> {
+async function missingFolder (dir: string, name: string, names: readonly string[]): Promise<'added' | 'one API' | undefined> {
+  const saved = async (folder: string): Promise<boolean> => await readdir(folder).then((files) => files.some((file) => file.endsWith('.json')), () => false)
+  if (await stat(join(dir, name)).then(() => true, (error: NodeJS.ErrnoException) => error.code !== 'ENOENT')) return undefined
+  if (await saved(dir)) return 'one API'
+  for (const other of names.filter((other) => other !== name)) if (await saved(join(dir, other))) return 'added'
+  return undefined
+}
+
+/**
+ * `check` and `fingerprint --against` of every API: a folder of `dir` holding saved documents (`<version>.json`) that
+ * no API of the application is named by is an API removed (or renamed), which breaks its clients (a break; documents
+ * that are not what the application serves); its documents were compared with nothing.
+ */
+async function removedApis (command: 'check' | 'fingerprint', dir: string, names: readonly string[], io: CommandOutput): Promise<number> {
   const folders = (await readdir(dir, { withFileTypes: true }).catch(() => [])).filter((entry) => entry.isDirectory() && !names.includes(entry.name))
   let code = 0
   for (const folder of folders) {
     const saved = (await readdir(join(dir, folder.name)).catch(() => [])).filter((name) => name.endsWith('.json'))
     if (saved.length === 0) continue
-    io.err(`break: API '${folder.name}' removed: ${join(dir, folder.name)} holds its saved documents (${saved.length}), and the application has no versioned API of that name (its APIs: ${names.join(', ')}).`)
+    const [path, none] = [join(dir, folder.name), `the application has no versioned API of that name (its APIs: ${names.join(', ')})`]
+    io.err(command === 'check'
+      ? `break: API '${folder.name}' removed: ${path} holds its saved documents (${saved.length}), and ${none}.`
+      : `fingerprint: ${path} holds the saved documents (${saved.length}) of API '${folder.name}', and ${none}; run fastify-versioner check <app> --against ${commandArgument(dir)} to see the differences.`)
     code = 1
   }
   return code

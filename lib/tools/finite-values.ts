@@ -4,7 +4,7 @@
  * @module
  */
 import { isDeepStrictEqual } from 'node:util'
-import { at, TEXT_KEYS, type Comparison, type JsonPath, type RawDiff } from './document-places'
+import { at, report, shownValue, TEXT_KEYS, type Comparison, type JsonPath, type RawDiff } from './document-places'
 
 /**
  * The values a schema allows when they are a finite list: its `const`, its `enum`, or the members of a union (`anyOf`,
@@ -68,9 +68,10 @@ type WrappedUnion = { removed: unknown[], added: unknown[] } | { open: JsonPath 
  */
 function typesOf (schema: unknown): unknown {
   if (typeof schema !== 'object' || schema === null) return undefined
-  const keys = Object.keys(schema).filter((key) => !TEXT_KEYS.has(key))
-  const { type, anyOf, oneOf } = schema as Record<string, unknown>
-  if (keys.length === 1 && keys[0] === 'type' && (typeof type === 'string' || Array.isArray(type))) return type
+  const { type, anyOf, oneOf, nullable } = schema as Record<string, unknown>
+  // `nullable` (OpenAPI 3.0's, which Ajv and the serializer read) beside a `type`: `null` is one more of its types.
+  const keys = Object.keys(schema).filter((key) => !TEXT_KEYS.has(key) && !(key === 'nullable' && typeof nullable === 'boolean' && Object.hasOwn(schema, 'type')))
+  if (keys.length === 1 && keys[0] === 'type' && (typeof type === 'string' || Array.isArray(type))) return nullable === true ? [...[type].flat(), 'null'] : type
   const union = keys.length === 1 ? (keys[0] === 'anyOf' ? anyOf : keys[0] === 'oneOf' ? oneOf : undefined) : undefined
   if (!Array.isArray(union) || union.length === 0) return undefined
   const types: unknown[] = []
@@ -111,4 +112,25 @@ export function wrappedMembers (comparison: Comparison, diff: RawDiff, keyword: 
   if (saved === undefined || current === undefined) return { open: schemaPath }
   const missing = (list: readonly unknown[], from: readonly unknown[]): unknown[] => list.filter((value) => !from.some((other) => isDeepStrictEqual(other, value)))
   return { removed: missing(saved, current), added: missing(current, saved) }
+}
+
+/**
+ * Reports a change of `type` or `nullable` at a place (`keyword`: `type`, `type/1`, `nullable`) as a note and returns
+ * true when the place takes the same JSON types on both sides, `null` said by `nullable: true` on one side and by a list
+ * of types or a union with `{ type: 'null' }` on the other (`type: 'string', nullable: true` beside `type: ['string',
+ * 'null']`, as a saved document written by hand or by an older tool has it); false otherwise.
+ */
+export function nullableRetyped (comparison: Comparison, diff: RawDiff, keyword: JsonPath, [operation, where]: [string, string]): boolean {
+  if (keyword[0] !== 'type' && !(keyword.length === 1 && keyword[0] === 'nullable')) return false
+  const nodes = [comparison.saved, comparison.current].map((document) => at(document, diff.path.slice(0, diff.path.length - keyword.length)))
+  if (!nodes.some((node) => typeof node === 'object' && node !== null && Object.hasOwn(node, 'nullable'))) return false
+  // The types alone (other keywords have their own changes): a union's members must say nothing else.
+  const [before, after] = nodes.map((node) => {
+    const { type, nullable } = (typeof node === 'object' && node !== null ? node : {}) as Record<string, unknown>
+    const types = typesOf(type === undefined ? node : { type, ...(nullable === undefined ? {} : { nullable }) })
+    return types === undefined ? undefined : new Set([types].flat())
+  })
+  if (before === undefined || after === undefined || before.size !== after.size || ![...before].every((type) => after.has(type))) return false
+  report(comparison, operation, where, `${keyword.join('/')} ${shownValue(diff.before)} → ${shownValue(diff.after)} (the same types: ${shownValue([...after])})`, false)
+  return true
 }

@@ -7,7 +7,7 @@
 import { pointerSegment } from '../core/json-schema'
 import { ACCEPTS_VERSION } from './comparable-documents'
 import { additionalPropertiesChange } from './additional-properties'
-import { allowedStill, wrappedMembers } from './finite-values'
+import { allowedStill, nullableRetyped, wrappedMembers } from './finite-values'
 import {
   actionWord, at, dataPointer, report, shownValue, TEXT_KEYS,
   type Comparison, type JsonPath, type Place, type RawDiff
@@ -61,6 +61,7 @@ export function classifySchemaChange (comparison: Comparison, diff: RawDiff, ope
     report(comparison, operation, where, 'type changed', true)
     return
   }
+  if ((key === 'type' || key === 'nullable') && nullableRetyped(comparison, diff, keyword, [operation, where])) return
   if (key === 'type' && keyword.length <= 2) {
     typeChange(comparison, diff, { operation, where, request, keyword, schemaPath: place.schemaPath, parameter: place.rest[0] === 'parameters' })
     return

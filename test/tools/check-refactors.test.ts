@@ -314,3 +314,32 @@ test('a nullable field written as a union with Type.Null() compares by its types
       `${saved} saved, now a string or an integer: a request that no longer takes null, a response that may send an integer, break`)
   }
 })
+
+test('a saved document saying null by nullable: true compares with a type list or a union by its types (a false break)', async (t) => {
+  // An OpenAPI 3.0 habit: `type: 'string', nullable: true` in a saved document written by hand or by an older tool,
+  // where the application now writes `type: ['string', 'null']`; both take the same values.
+  const app = async (memo: TSchemaLike): Promise<FastifyInstance> => {
+    const built = Fastify()
+    await built.register(fastifyVersioner, { versions: new VersionBundle(new Version('2000-01-01')) })
+    await built.register(versioned(async (routes) => {
+      routes.post('/orders', { schema: { body: Type.Object({ memo }), response: { 200: Type.Object({ memo }) } } }, async () => ({ memo: null }))
+    }))
+    await built.ready()
+    t.teardown(() => built.close())
+    return built
+  }
+  const dir = await scratch(t)
+  await exportDocuments(await app(Type.Unsafe({ type: ['string', 'null'] })), dir)
+  const file = join(dir, '2000-01-01.json')
+  const text = await readFile(file, 'utf8')
+  const edited = text.replace(/"type": \[\s*"string",\s*"null"\s*\]/g, '"type": "string", "nullable": true')
+  t.equal(edited.match(/"nullable": true/g)?.length, 2, 'the request and the response field')
+  await writeFile(file, edited)
+  for (const now of [Type.Unsafe({ type: ['string', 'null'] }), Type.Union([Type.Null(), Type.String()]), Type.Unsafe({ type: 'string', nullable: true })]) {
+    const { breaks } = await checkDocuments(await app(now), dir)
+    t.same(breaks.map((found) => found.text), [], `${JSON.stringify(now)} now: the same field`)
+  }
+  const narrowed = await checkDocuments(await app(Type.String()), dir)
+  t.match(narrowed.breaks.map((found) => found.text), [/^2000-01-01 POST \/orders: request body \/memo: nullable true → \(none\)$/],
+    'a request that no longer takes null still breaks')
+})

@@ -13,6 +13,7 @@ import { checkDocuments, exportDocuments, servedDocuments } from '../../tools'
 import { snapshotText } from '../../lib/tools/export'
 import { versionedApp } from '../helpers/apps'
 import { bundleOf } from '../helpers/http-apps'
+import { inProcess as cli, scratch } from '../helpers/cli'
 
 async function tempDir (t: { teardown: (fn: () => unknown) => void }): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'fastify-versioner-export-'))
@@ -200,4 +201,34 @@ test('regression: export and check refuse versions whose files collide on macOS 
   const tabbed = join(await tempDir(t), 'openapi')
   await exportDocuments(await appOf(t, ['v\t2', 'v1']), tabbed)
   t.same((await readdir(tabbed)).sort(), ['unversioned.json', 'v1.json', 'v_2.json'], 'control characters are replaced as / and : are')
+})
+
+test('export into a folder holding a retired version\'s document keeps it and says so; check breaks on it until it is deleted', async (t) => {
+  const dir = await scratch(t)
+  const module = async (values: string[]): Promise<string> => {
+    const file = join(dir, `app-${values.length}.cjs`)
+    await writeFile(file, `const Fastify = require(${JSON.stringify(require.resolve('fastify'))})
+const { fastifyVersioner, versioned, VersionBundle, Version } = require(${JSON.stringify(join(__dirname, '..', '..', 'plugin.ts'))})
+module.exports = async () => {
+  const app = Fastify()
+  await app.register(fastifyVersioner, { versions: new VersionBundle(${values.map((value) => `new Version('${value}')`).join(', ')}), apiVersionFormat: 'string' })
+  await app.register(versioned(async (routes) => { routes.get('/items', async () => ({ ok: true })) }))
+  return app
+}
+`)
+    return file
+  }
+  const out = join(dir, 'openapi')
+  t.equal((await cli(['export', await module(['v3', 'v2', 'v1']), '--out', out])).code, 0)
+  const retired = await module(['v3', 'v2'])
+  const exported = await cli(['export', retired, '--out', out])
+  t.equal(exported.code, 0, exported.stderr)
+  t.match(exported.stdout, /^note: .*v1\.json kept: it is of no version the application has \(a retired version's, or a withdrawn preview's\); check reads it until you delete it\.$/m)
+  t.notMatch(exported.stdout, /v2\.json kept|unversioned\.json kept/, 'the files it wrote are not named')
+  const checked = await cli(['check', retired, '--against', out])
+  t.equal(checked.code, 1, 'a version removed breaks its clients: deleting its document is the team\'s decision')
+  t.match(checked.stderr, /^break: v1: version removed$/m)
+  await rm(join(out, 'v1.json'))
+  t.equal((await cli(['check', retired, '--against', out])).code, 0, 'deleted, as retiring a version says')
+  t.notMatch((await cli(['export', retired, '--out', out])).stdout, /kept/)
 })

@@ -5,7 +5,7 @@
  */
 import { test } from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
-import { cp, mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
+import { cp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { fastifyVersioner, versioned, type FastifyVersionerOptions } from '../../plugin'
 import { exportDocuments, injectEveryVersion, verify } from '../../tools'
@@ -81,6 +81,52 @@ test('check of every API: a saved folder no API is named by any more is an API r
   t.notMatch(checked.stderr, /drafts/, 'a folder without saved documents is no API')
   t.match(checked.stdout, /\[public\] check: no breaking change/, 'the APIs there are still checked')
   t.equal((await cli(['check', app, '--against', out, '--api', 'partner'])).code, 0, '--api checks the API it names only')
+})
+
+test('fingerprint --against of every API: a saved folder no API is named by any more differs, as check breaks on it (it exited 0)', async (t) => {
+  const dir = await scratch(t)
+  const app = await appModule(dir)
+  const out = join(dir, 'openapi')
+  t.equal((await cli(['export', app, '--out', out])).code, 0)
+  t.equal((await cli(['fingerprint', app, '--against', out])).code, 0, 'the documents saved are what the APIs serve')
+  await cp(join(out, 'public'), join(out, 'legacy'), { recursive: true })
+  await mkdir(join(out, 'drafts'))
+  const printed = await cli(['fingerprint', app, '--against', out])
+  t.equal(printed.code, 1, 'a deploy of this build takes an API away from its clients')
+  t.match(printed.stderr, /^fingerprint: .*legacy holds the saved documents \(3\) of API 'legacy', and the application has no versioned API of that name \(its APIs: public, partner\); run fastify-versioner check <app> --against .* to see the differences\.$/m)
+  t.notMatch(printed.stderr, /drafts/, 'a folder without saved documents is no API')
+  t.match(printed.stdout, /^\[partner\] fingerprint of /m, 'the APIs there are still compared')
+  t.equal((await cli(['fingerprint', app, '--against', out, '--api', 'partner'])).code, 0, '--api compares the API it names only')
+})
+
+test('check of every API: an API added since the documents were saved, its folder missing, is a note (it exited 1, cannot be read)', async (t) => {
+  const dir = await scratch(t)
+  const app = await appModule(dir)
+  const out = join(dir, 'openapi')
+  t.equal((await cli(['export', app, '--out', out])).code, 0)
+  await rm(join(out, 'partner'), { recursive: true })
+  const checked = await cli(['check', app, '--against', out])
+  t.equal(checked.code, 0, `an API no client uses yet breaks none: ${checked.stderr}`)
+  t.match(checked.stdout, /^\[partner\] note: new API: .*partner does not exist \(an API added since the documents were saved\); save its documents with fastify-versioner export <app> --out .* --api partner\.$/m)
+  t.match(checked.stdout, /^\[public\] check: no breaking change in 3 saved version\(s\)/m, 'the APIs saved are still checked')
+  t.equal((await cli(['check', app, '--against', out, '--api', 'partner'])).code, 0, '--api on the new API alone')
+  t.equal((await cli(['export', app, '--out', out, '--api', 'partner'])).code, 0, 'the advice followed')
+  t.same((await readdir(join(out, 'partner'))).sort(), ['unversioned.json', 'v1.json', 'v2.json'])
+
+  // No API's folder holds documents: a folder misspelt, or never exported, compares nothing.
+  const empty = join(dir, 'empty')
+  await mkdir(empty)
+  const nothing = await cli(['check', app, '--against', empty])
+  t.equal(nothing.code, 1, 'nothing saved is no green')
+  t.match(nothing.stderr, /^\[public\] The saved documents folder .* cannot be read/m)
+  // The folder holds the documents of the application when it had one API: they must move into that API's folder.
+  const single = join(dir, 'single')
+  await cp(join(out, 'public'), single, { recursive: true })
+  await cp(join(out, 'partner'), join(single, 'partner'), { recursive: true })
+  const moved = await cli(['check', app, '--against', single])
+  t.equal(moved.code, 1, 'the documents of the API there before are not skipped')
+  t.match(moved.stderr, /^\[public\] .*single holds saved documents of its own, as export writes them for an application with one API; with several, each API's are in .*<name>: move them into the folder of the API they are of\.$/m)
+  t.match(moved.stderr, /^\[public\] The saved documents folder .* cannot be read/m)
 })
 
 test('types and check --types handle each API of a two-API app (one folder per API), and --api picks one', async (t) => {
