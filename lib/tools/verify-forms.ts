@@ -13,9 +13,17 @@ import { headPart, REQUEST_PARTS, type VersionBehaviour } from '../routes/versio
 import type { HeadRoute, VersionerState } from '../routes/versioner-state'
 import type { DeclaredWebhook } from '../routes/webhooks'
 import type { Check } from '../core/strict-validator'
-import type { Report, Target, Unexpressed } from './verify-replay'
+import type { Report, Target } from './verify-replay'
 import { unexpressibleReason, unexpressibleValue, valueGuardsOf } from '../routes/value-guards'
 import type { UnverifiedPart } from './verify-coverage'
+
+/** A HEAD enum member a version lacks, found in a response of it: how serving would name it, and what to add. */
+export interface Unexpressed {
+  readonly value: unknown
+  readonly message: string
+  readonly fix: string
+  readonly changes: readonly string[]
+}
 
 /** What the check needs of `verify`'s environment. */
 interface FormsEnvironment {
