@@ -68,14 +68,9 @@ function reportUncompilable (env: FormsEnvironment, at: { target: Target, part: 
       })
     } else {
       const changes = step.changes.map((change) => change.name).join(', ')
-      env.unverified?.({
-        route: target.route,
-        version: target.version,
-        direction: 'response',
-        part,
-        reason: `its schema in this version does not compile with the application's Ajv (${message}), since the instructions of ${changes} ` +
-          `(${step.origin}); nothing of this version was replayed: fix those instructions`
-      })
+      // No version change on the way: HEAD's own schema does not compile (an instruction is not at fault).
+      const since = changes === '' ? ', nor does HEAD\'s; nothing of this version was replayed: make it compile (give the application\'s Ajv its formats and keywords)' : `, since the instructions of ${changes} (${step.origin}); nothing of this version was replayed: fix those instructions`
+      env.unverified?.({ route: target.route, version: target.version, direction: 'response', part, reason: `its schema in this version does not compile with the application's Ajv (${message})${since}` })
     }
     return true
   }

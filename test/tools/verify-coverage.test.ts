@@ -178,3 +178,22 @@ test('a request converter refusing some examples with a 4xx, or all but those ho
     t.same(findings.unverified.map((note) => note.text), [], `${given}: every part is verified`)
   }
 })
+
+test('a response HEAD\'s own schema makes uncompilable is a note that blames no version change', async (t) => {
+  // Fastify's serializer takes a format its Ajv lacks; verify's validator cannot. Before, the note said "since the
+  // instructions of  (HeadVersion) … fix those instructions": no instruction, and none to fix.
+  const Product = Type.Object({ sku: Type.String({ format: 'sku' }), label: Type.String() }, { $id: 'Product' })
+  class LabelWasName extends VersionChange {
+    description = 'A product\'s name is its label.'
+    instructionsToMigrateToPreviousVersion = [schema(Product).field('label').had({ name: 'name' })]
+  }
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', LabelWasName), new Version('2000-01-01')), async (api) => {
+    api.get('/products', { schema: { response: { 200: Product } } }, async () => ({ sku: 'ABC-1', label: 'A' }))
+  })
+  await app.ready()
+  const findings = await verify(app, { examples: 5 })
+  t.same(findings.unverified.map((note) => note.text), [
+    'GET /products (2001-01-01, 2000-01-01): response 200 not verified: its schema in this version does not compile with the application\'s Ajv (unknown format "sku" ignored in schema at path "#/properties/sku"), ' +
+    'nor does HEAD\'s; nothing of this version was replayed: make it compile (give the application\'s Ajv its formats and keywords).'
+  ])
+})
