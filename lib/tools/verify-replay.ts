@@ -24,7 +24,7 @@ import { changedRenamed, droppedValues, shown } from './value-comparison'
 import { unequalItems, type Expected } from './list-items'
 import { replayInfos } from './replay-infos'
 import { refusalOf, type Refusal } from './verify-coverage'
-import type { Unexpressed } from './verify-forms'
+import type { Unexpressed } from './unexpressed-values'
 
 /** One problem `verify` found: where, in which version and direction, and which version change is at fault. */
 export interface VerifyFinding {
