@@ -87,12 +87,16 @@ export class Coverage {
     return false
   }
 
-  /** An accepted example of `part` that request converter `refusal.converter` refused with a client error: nothing of it was checked. */
+  /**
+   * An accepted example of `part` that request converter `refusal.converter` refused with a client error: nothing of it
+   * was checked. Only a 400 or 422 says the request itself is refused; another (a lookup's 404, a 409) depends on state.
+   */
   refusedBy (part: string, refusal: Refusal): void {
+    if (refusal.status !== 400 && refusal.status !== 422) return
     this.firstRefusal ??= {
       ...this.where,
       part,
-      reason: `every example the schema of ${this.where.version} accepts was refused by ${refusal.converter === '' ? 'a converter' : refusal.converter} with a ${refusal.status ?? '4xx'} (${refusal.message}): ` +
+      reason: `every example the schema of ${this.where.version} accepts was refused by ${refusal.converter === '' ? 'a converter' : refusal.converter} with a ${refusal.status} (${refusal.message}): ` +
         'make it take the requests the version\'s schema accepts, or compare what it takes with strings in its own text (examples are made of them)'
     }
   }

@@ -127,7 +127,7 @@ test('regression: a version whose schema an instruction made uncompilable crashe
  * that refuses (400): with `typo`, every request (it reads `currr`); with `empty`, an empty `curr`; with `named`, a `curr`
  * other than the currencies its text names. `POST /orders` takes an order.
  */
-async function refusingApp (t: Teardown, refuses: 'typo' | 'empty' | 'named'): Promise<FastifyInstance> {
+async function refusingApp (t: Teardown, refuses: 'typo' | 'empty' | 'named', status = 400): Promise<FastifyInstance> {
   const Order = Type.Object({ id: Type.String(), currency: Type.String() }, { $id: 'Order' })
   class CurrencyWasCurr extends VersionChange {
     description = 'An order\'s curr is its currency.'
@@ -136,7 +136,7 @@ async function refusingApp (t: Teardown, refuses: 'typo' | 'empty' | 'named'): P
     @ConvertRequestToNextVersionFor(Order)
     up (request: RequestInfo) {
       const refused = refuses === 'typo' ? typeof request.body.currr !== 'string' : refuses === 'empty' ? request.body.curr === '' : !['EUR', 'USD'].includes(request.body.curr as string)
-      if (refused) throw Object.assign(new Error('curr is required'), { statusCode: 400 })
+      if (refused) throw Object.assign(new Error('curr is required'), { statusCode: status })
       request.body.currency = request.body.curr
       delete request.body.curr
     }
@@ -196,4 +196,13 @@ test('a response HEAD\'s own schema makes uncompilable is a note that blames no 
     'GET /products (2001-01-01, 2000-01-01): response 200 not verified: its schema in this version does not compile with the application\'s Ajv (unknown format "sku" ignored in schema at path "#/properties/sku"), ' +
     'nor does HEAD\'s; nothing of this version was replayed: make it compile (give the application\'s Ajv its formats and keywords).'
   ])
+})
+
+test('a request converter refusing every example with a status that depends on state (a lookup\'s 404, a 409) is not noted', async (t) => {
+  for (const status of [404, 409]) {
+    const findings = await verify(await refusingApp(t, 'typo', status), { examples: 10 })
+    t.same(findings.unverified, [], `${status}: verify has no state to look up`)
+  }
+  const findings = await verify(await refusingApp(t, 'typo', 422), { examples: 10 })
+  t.match(findings.unverified.map((note) => note.text), [/refused by CurrencyWasCurr\.up with a 422 \(curr is required\)/], 'a 422 refuses the request itself')
 })
