@@ -123,9 +123,9 @@ export function strictValidator (resolveRef: (ref: string) => unknown, app: AppA
         // Ajv compiles one schema per `$id`: a schema seen again under its `$id` is the one compiled.
         check = (typeof id === 'string' ? ajv.getSchema(id) : undefined) ?? ajv.compile(nestedIdsAsRefs(ajv, schema))
       } catch (error) {
-        // A `$ref` to a schema Ajv does not know yet: add it, and compile again.
+        // A `$ref` to a schema Ajv does not know yet (the schema's own `$id`: a recursion, as `Type.Recursive` writes it): add it, and compile again.
         const missing = (error as { missingSchema?: unknown }).missingSchema
-        const target = typeof missing === 'string' && attempt < 50 ? resolveRef(missing) : undefined
+        const target = typeof missing === 'string' && attempt < 50 ? (missing === id ? schema : resolveRef(missing)) : undefined
         if (typeof target !== 'object' || target === null || ajv.getSchema(missing as string) !== undefined) throw error
         ajv.addSchema(nestedIdsAsRefs(ajv, { ...target, $id: missing as string }))
       }

@@ -24,6 +24,7 @@ import { sentinelFor } from './boundary-strings'
 import { kChoice, kLeaf, kNumber, kRepeat, materialize, type BoundaryNumber, type Choice, type Leaf, type Materialized } from './example-tokens'
 import type { TSchema } from '@sinclair/typebox'
 import { placesLiteral, MAX_LITERAL_EXAMPLES } from './converter-literals'
+import { recursionCut } from './recursion-depth'
 type Fc = typeof FastCheck
 type Arbitrary = FastCheck.Arbitrary<unknown>
 
@@ -52,9 +53,6 @@ export interface GenerationOptions {
   readonly literals?: readonly string[]
 }
 
-/** Recursion deeper than this (through `$ref`s) stops generating optional parts. */
-const MAX_DEPTH = 12
-
 /** The boundaries whose examples are about strings: their numbers and flags (those of `spaces`) get no twin, replayed once. */
 const TWINLESS: ReadonlySet<Boundary> = new Set(['padded', 'blank', 'lines'])
 
@@ -66,6 +64,8 @@ interface Builder {
   /** Generate toward this enum node and value: the parts that hold it are present, with that value. */
   readonly forced: { readonly node: JsonSchema, readonly value: unknown } | undefined
   readonly holds: Map<JsonSchema, boolean>
+  /** True past the depth of a recursion, where optional parts are left out (./recursion-depth.ts). */
+  readonly tooDeep: (node: JsonSchema, depth: number) => boolean
   /** For a boundary example: the boundary, and how many numbers it holds so far (each one differs). */
   readonly boundary?: { readonly at: Boundary, numbers: number }
   /** For the first item of a list at the `items` boundary (at `empty`): as bare as its schema allows (`null`, `{}`, `[]`). */
@@ -123,14 +123,14 @@ function objectArbitrary (builder: Builder, node: JsonSchema, depth: number): Ar
   for (const name of Object.keys(properties)) {
     const sub = properties[name]
     const forcedHere = holdsForced(builder, sub)
-    if (!required.has(name) && !forcedHere && (depth > MAX_DEPTH || builder.bare === true)) continue
+    if (!required.has(name) && !forcedHere && (builder.bare === true || builder.tooDeep(node, depth))) continue
     setOwn(shape, name, arbitraryOf(inner, sub, depth + 1))
     if (required.has(name) || forcedHere || builder.boundary !== undefined || builder.literal !== undefined) requiredKeys.push(name)
   }
   for (const name of required) if (!Object.hasOwn(shape, name)) setOwn(shape, name, fc.constant({ [kLeaf]: {} }))
   const record = fc.record(shape, { requiredKeys })
   const extra = typeof node.additionalProperties === 'object' ? node.additionalProperties : Object.values((node.patternProperties ?? {}) as object)[0]
-  if (typeof extra !== 'object' || extra === null || depth > MAX_DEPTH) return record
+  if (typeof extra !== 'object' || extra === null || builder.tooDeep(node, depth)) return record
   const keys = builder.boundary === undefined ? { maxKeys: 2 } : builder.boundary.at === 'empty' ? { maxKeys: 0 } : { minKeys: 1, maxKeys: 1 }
   const [first, second] = recordKeys(fc, node, properties)
   // At `items`, a record's entries as a list's items: the first as bare as its schema allows (a falsy entry dropped).
@@ -166,7 +166,7 @@ function arrayArbitrary (builder: Builder, node: JsonSchema, depth: number): Arb
   if (tuple !== undefined) return fc.tuple(...(tuple as unknown[]).map((item) => arbitraryOf(builder, item, depth + 1)))
   const min = typeof node.minItems === 'number' ? node.minItems : 0
   const floor = holdsForced(builder, node.items) || builder.literal !== undefined ? Math.max(min, 1) : min
-  if (depth > MAX_DEPTH && min === 0) return fc.constant([])
+  if (min === 0 && builder.tooDeep(node, depth)) return fc.constant([])
   if (builder.boundary !== undefined) {
     const item = asNode(node.items, builder.options.resolveRef) ?? {}
     const plain = membersOf(item) !== undefined || ['string', 'number', 'integer', 'boolean'].includes(typeOf(item) ?? '')
@@ -262,7 +262,7 @@ function arbitraryOf (builder: Builder, schema: unknown, depth: number): Arbitra
 export function generateExamples (schema: unknown, options: GenerationOptions): GeneratedExample[] {
   // fast-check, an optional dependency, is loaded when examples are generated (../core/optional-libraries.ts).
   const fc = toolLibrary<Fc>('fast-check', 'verify')
-  const builder: Builder = { fc, options, choices: new Set(), forced: undefined, holds: new Map() }
+  const builder: Builder = { fc, options, choices: new Set(), forced: undefined, holds: new Map(), tooDeep: recursionCut(options.resolveRef) }
   const examples: GeneratedExample[] = []
   const covered = new Map<JsonSchema, Set<string>>()
   const leaves = new Map<JsonSchema, unknown>()

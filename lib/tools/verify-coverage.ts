@@ -8,7 +8,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import type { Check } from '../core/strict-validator'
 import type { FormatPatterns } from '../values/string-examples'
-import { copyJson } from '../serve/step-runner'
+import { clientErrorOf, ConverterFailure, copyJson } from '../serve/step-runner'
 
 /** A route (or webhook) version, direction and part of which no generated example passed the version's own schema. */
 export interface UnverifiedPart {
@@ -20,6 +20,20 @@ export interface UnverifiedPart {
   readonly part: string
   /** What the examples failed (the first error of the first example) and what to do, in one sentence. */
   readonly reason: string
+}
+
+/** A request converter's refusal of an example with a client error: the converter (`''` when unknown), the status, the message. */
+export interface Refusal {
+  readonly converter: string
+  readonly status?: number
+  readonly message: string
+}
+
+/** The refusal a request replay's failure is when a converter threw a client error (4xx: serving answers it as it is), else `undefined`. */
+export function refusalOf (failure: unknown): Refusal | undefined {
+  const thrown = failure instanceof ConverterFailure ? failure.thrown : failure
+  const error = clientErrorOf(thrown) as Error & { statusCode?: number, status?: number } | undefined
+  return error === undefined ? undefined : { converter: failure instanceof ConverterFailure ? failure.step.converter.display : '', status: error.statusCode ?? error.status, message: error.message }
 }
 
 /** What the coverage of a run needs: the strict validators, the formats the generator knows, where parts not verified go. */
@@ -54,6 +68,9 @@ function remedyOf (env: CoverageEnvironment, keyword: string | undefined, format
 export class Coverage {
   private accepted = false
   private refused: UnverifiedPart | undefined
+  /** Whether an accepted example was replayed to the end, and the first a request converter refused with a client error. */
+  private replayed = false
+  private firstRefusal: UnverifiedPart | undefined
 
   constructor (private readonly env: CoverageEnvironment, private readonly where: Pick<UnverifiedPart, 'route' | 'version' | 'direction'>) {}
 
@@ -70,8 +87,28 @@ export class Coverage {
     return false
   }
 
-  /** Reports the part as not verified when examples were generated and none was accepted. */
+  /**
+   * An accepted example of `part` that request converter `refusal.converter` refused with a client error: nothing of it
+   * was checked. Only a 400 or 422 says the request itself is refused; another (a lookup's 404, a 409) depends on state.
+   */
+  refusedBy (part: string, refusal: Refusal): void {
+    if (refusal.status !== 400 && refusal.status !== 422) return
+    this.firstRefusal ??= {
+      ...this.where,
+      part,
+      reason: `every example the schema of ${this.where.version} accepts was refused by ${refusal.converter === '' ? 'a converter' : refusal.converter} with a ${refusal.status} (${refusal.message}): ` +
+        'make it take the requests the version\'s schema accepts, or compare what it takes with strings in its own text (examples are made of them)'
+    }
+  }
+
+  /** An accepted example was replayed to the end (no converter refused it). */
+  through (): void {
+    this.replayed = true
+  }
+
+  /** Reports the part as not verified when examples were generated and none was accepted, or a converter refused every one accepted. */
   done (): void {
     if (!this.accepted && this.refused !== undefined) this.env.unverified?.(this.refused)
+    else if (!this.replayed && this.firstRefusal !== undefined) this.env.unverified?.(this.firstRefusal)
   }
 }

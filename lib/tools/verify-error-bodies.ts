@@ -6,7 +6,8 @@
  * response the version's document gives the operation (its own, or the plugin's generic one): an application error
  * handler writing another shape is a finding. A 422 whose body names what the request got wrong reached validation
  * (decision 0174): a status the document does not give is a finding, else its body is checked as a 400's. Any other
- * status (an auth hook's 401, a not-found handler's 404, a 415) did not reach validation, and is none. Validation
+ * status (an auth hook's 401, a not-found handler's 404, a 415) did not reach validation, and is none, but for a 500
+ * saying a converter failed (a `migrateHttpErrors` one, on the error the request is refused with). Validation
  * fails before the handler; hooks before it run.
  * @module
  */
@@ -18,6 +19,7 @@ import { DocumentValidator } from '../docs/example-validation'
 import { operationKeysOf, operationMethod } from '../docs/openapi-schemas'
 import { pointerKey, pointerSegment } from '../core/json-schema'
 import { appAjvSetup } from '../core/strict-validator'
+import { ConverterFailedError } from '../core/errors'
 import { releasedNow, type ReleaseSource } from '../serve/release-clock'
 import { toolFacts } from './export'
 import { pathVersionUrl } from './every-version'
@@ -46,6 +48,9 @@ const FIX = 'Clients of this version read the 400 its document describes: docume
 const FIX_STATUS = 'Clients of this version read the status its document describes, and one that checks for 400 breaks: keep answering 400 to ' +
   'requests that fail validation, or document 422 in each version\'s responses (the route\'s own 422 response) and make it a version change ' +
   '(a response converter with migrateHttpErrors giving older versions their 400).'
+
+const FIX_FAILED = 'A client of this version is answered 500 for its own mistake (one retrying server errors retries it): fix the response converters ' +
+  'declared with migrateHttpErrors, of the version changes up to this version, so that they take the error the request is refused with (the server\'s log names the converter).'
 
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value)
 
@@ -229,12 +234,14 @@ async function errorBody (
   const headers = facts.location === 'header' ? { ...injected.headers, [facts.parameterName]: version } : injected.headers
   const answer = await fastify.inject({ ...injected, url, ...(headers === undefined ? {} : { headers }) } as InjectOptions)
   const status = answer.statusCode
+  // A converter failed on the error the request is refused with (a `migrateHttpErrors` one): the version answers 500.
+  const failed = status === 500 && answer.body.includes(`"code":"${new ConverterFailedError('').code}"`)
   // Another status than 400 reached validation only as a 422 whose body names what was refused (decision 0174).
-  if (status !== 400 && !(status === 422 && fromValidation(answer.body, invalid.named))) return undefined
+  if (!failed && status !== 400 && !(status === 422 && fromValidation(answer.body, invalid.named))) return undefined
   const mediaType = String(answer.headers['content-type'] ?? '').split(';')[0].trim()
   // The document's path is the registered URL's (with the version's parameter for path versions).
   const operation = documentedResponses(document, route.url, method)
-  const pointer = operation === undefined ? undefined : documentedBody(document, operation, status, mediaType)
+  const pointer = failed ? null : operation === undefined ? undefined : documentedBody(document, operation, status, mediaType)
   if (pointer === undefined || (pointer === null && status === 400)) return undefined
   let body: unknown
   try {
@@ -254,11 +261,13 @@ async function errorBody (
     kind: 'error body',
     part: `response ${status}`,
     pointer: '',
-    message: complaint === undefined
-      ? `${sent}, a status its document does not give the operation (its responses: ${Object.keys(operation?.responses ?? {}).join(', ')})`
-      : `${sent}, which the ${status} response of its document refuses: ${complaint}`,
+    message: failed
+      ? `${sent}: a converter on the way to the version failed on the error the request is refused with`
+      : complaint === undefined
+        ? `${sent}, a status its document does not give the operation (its responses: ${Object.keys(operation?.responses ?? {}).join(', ')})`
+        : `${sent}, which the ${status} response of its document refuses: ${complaint}`,
     value: body,
-    fix: complaint === undefined ? FIX_STATUS : FIX,
+    fix: failed ? FIX_FAILED : complaint === undefined ? FIX_STATUS : FIX,
     changeVersion: '',
     versionChanges: [],
     converters: [],

@@ -3,8 +3,7 @@
  * can give a version's schema a keyword, a format or a `$ref` the application's Ajv refuses. Serving builds an older
  * version's validators on its first request (decision 0018), so every request of that version would answer 500: such a
  * request schema is a finding naming the version change whose instructions made it; a response's, a part not
- * verified. Either way the version is not replayed (its checks could not be compiled). And what of a response a
- * version's schema cannot express: a HEAD enum member it lacks.
+ * verified. Either way the version is not replayed (its checks could not be compiled).
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
@@ -13,8 +12,7 @@ import { headPart, REQUEST_PARTS, type VersionBehaviour } from '../routes/versio
 import type { HeadRoute, VersionerState } from '../routes/versioner-state'
 import type { DeclaredWebhook } from '../routes/webhooks'
 import type { Check } from '../core/strict-validator'
-import type { Report, Target, Unexpressed } from './verify-replay'
-import { unexpressibleReason, unexpressibleValue, valueGuardsOf } from '../routes/value-guards'
+import type { Report, Target } from './verify-replay'
 import type { UnverifiedPart } from './verify-coverage'
 
 /** What the check needs of `verify`'s environment. */
@@ -60,14 +58,9 @@ function reportUncompilable (env: FormsEnvironment, at: { target: Target, part: 
       })
     } else {
       const changes = step.changes.map((change) => change.name).join(', ')
-      env.unverified?.({
-        route: target.route,
-        version: target.version,
-        direction: 'response',
-        part,
-        reason: `its schema in this version does not compile with the application's Ajv (${message}), since the instructions of ${changes} ` +
-          `(${step.origin}); nothing of this version was replayed: fix those instructions`
-      })
+      // No version change on the way: HEAD's own schema does not compile (an instruction is not at fault).
+      const since = changes === '' ? ', nor does HEAD\'s; nothing of this version was replayed: make it compile (give the application\'s Ajv its formats and keywords)' : `, since the instructions of ${changes} (${step.origin}); nothing of this version was replayed: fix those instructions`
+      env.unverified?.({ route: target.route, version: target.version, direction: 'response', part, reason: `its schema in this version does not compile with the application's Ajv (${message})${since}` })
     }
     return true
   }
@@ -115,25 +108,4 @@ export function uncompilableWebhook (env: FormsEnvironment, webhook: Pick<Declar
     if (reportUncompilable(env, { target, part: 'payload', level }, webhook.body)) found = true
   }
   return found
-}
-
-/**
- * The HEAD enum member a version lacks in a response body of `headSchema` at a level, named as serving names it.
- * @example
- * const unexpressed = unexpressedIn(state, Order)(body, 2) // { value: 'refunded', message, fix, changes: ['AddRefunds'] }
- */
-export function unexpressedIn (state: VersionerState, headSchema: TSchema): (body: unknown, level: number) => Unexpressed | undefined {
-  return (body, level) => {
-    const found = unexpressibleValue(valueGuardsOf(state.planner, headSchema, level), body)
-    if (found === undefined) return undefined
-    const version = state.versionAt(level)
-    const changes = found.guard.removedBy.get(found.value) ?? []
-    const to = changes.length > 0 ? changes.join(', ') : `the version change of ${version}`
-    return {
-      value: found.value,
-      message: unexpressibleReason(found, version),
-      fix: `Add a response converter to ${to} that maps ${JSON.stringify(found.value)} of ${found.guard.schema} to a value ${version} has.`,
-      changes
-    }
-  }
 }

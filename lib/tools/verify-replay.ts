@@ -12,7 +12,7 @@ import type { TSchema } from '@sinclair/typebox'
 import type { GenerationStep } from '../describe/versions'
 import type { ConverterStep } from '../routes/converter-steps'
 import type { RequestPart } from '../routes/version-plan'
-import { clientErrorOf, ConverterFailure, copyJson, runStepsToBody } from '../serve/step-runner'
+import { ConverterFailure, copyJson, runStepsToBody } from '../serve/step-runner'
 import { convertersByChange, type ConverterRun } from './converter-tracking'
 import { watchedSteps } from './converted-twice'
 import { plainCopy } from './plain-copy'
@@ -23,6 +23,8 @@ import { invalidData } from './invalid-data'
 import { changedRenamed, droppedValues, shown } from './value-comparison'
 import { unequalItems, type Expected } from './list-items'
 import { replayInfos } from './replay-infos'
+import { refusalOf, type Refusal } from './verify-coverage'
+import type { Unexpressed } from './unexpressed-values'
 
 /** One problem `verify` found: where, in which version and direction, and which version change is at fault. */
 export interface VerifyFinding {
@@ -79,14 +81,6 @@ export type ReplayIssue = Pick<VerifyFinding, 'kind' | 'part' | 'pointer' | 'mes
   readonly reached: number
   /** The version changes at fault, when not every change of the step is (the one that removed an enum member). */
   readonly changes?: readonly string[]
-}
-
-/** A HEAD enum member a version lacks, found in a response of it: how serving would name it, and what to add. */
-export interface Unexpressed {
-  readonly value: unknown
-  readonly message: string
-  readonly fix: string
-  readonly changes: readonly string[]
 }
 
 /** What replays need: strict validators, the application's `$ref`s, the generation steps, and how converters run. */
@@ -250,6 +244,8 @@ export interface Replay {
   readonly trail?: Trail
   /** The body's media type: a request's `content` entry (a form's body is also converters' `form`), a response's. */
   readonly mediaType?: string
+  /** Told of a request converter refusing the example with a client error (the replay then answers `undefined`). */
+  readonly refused?: (refusal: Refusal) => void
 }
 
 /** The issue of data that fails a level's schema: for a response holding a HEAD enum member the level lacks, in the words serving uses. */
@@ -283,8 +279,9 @@ async function replayAt (context: ReplayContext, replay: Replay): Promise<Replay
     try {
       if (steps.length > 0) info.body = await runStepsToBody(steps, info, info.body, { method: replay.method, reply: status === undefined ? undefined : { statusCode: status } })
     } catch (error) {
-      if (status === undefined && clientErrorOf(error instanceof ConverterFailure ? error.thrown : error) !== undefined) return undefined
-      return converterFailed(error, { ...where, converters: [...new Set(ran)] })
+      const refusal = status === undefined ? refusalOf(error) : undefined
+      if (refusal !== undefined) replay.refused?.(refusal)
+      return refusal === undefined ? converterFailed(error, { ...where, converters: [...new Set(ran)] }) : undefined
     }
     // No converter ran: the body is the one the level before had (the trail's readers only read it).
     const before = ran.length === 0 && count > 0 ? replay.trail?.get(status === undefined ? where.reached + 1 : where.reached - 1) : undefined

@@ -23,7 +23,7 @@ import type { AlikeEnvironment } from './verify-retyped-alike'
 import { otherSentinels, requiredValues, type Expected } from './list-items'
 import { sharesFields } from './echo-response'
 import { Coverage, type CoverageEnvironment } from './verify-coverage'
-import { unexpressedIn } from './verify-forms'
+import { unexpressedIn } from './unexpressed-values'
 import type { DerivedEnvironment } from './verify-replace'
 import { sendable } from './text-parts'
 import { FormerFields } from './former-fields'
@@ -146,6 +146,7 @@ async function verifyRequests (env: VerifyEnvironment, at: { head: HeadRoute, be
   // The fields declared derived that a full replace from this version sets: some example must set each.
   const derived = env.derived?.watch(head, behaviour, body)
   const served = servedRequest(head.validation, env.compile, plan)
+  const named = (part: RequestPart): string => part === 'body' && body !== undefined && body !== '' ? `body (${body})` : part
   for (let index = 0; index < count; index++) {
     const picked = new Map(parts.map((part) => [part, (examples.get(part) as GeneratedExample[])[index % (examples.get(part) as GeneratedExample[]).length]] as const))
     // The example's parts (with `twin`, their twins where they have one), validated and cleaned as serving does.
@@ -156,7 +157,7 @@ async function verifyRequests (env: VerifyEnvironment, at: { head: HeadRoute, be
       return data
     }
     // An example the version's own schema rejects says nothing about migrations (none accepted: not verified).
-    if (![...picked].every(([part, example]) => coverage.accepts(env.compile(formAt(part, behaviour.level)), example.value, part === 'body' && body !== undefined && body !== '' ? `body (${body})` : part))) continue
+    if (![...picked].every(([part, example]) => coverage.accepts(env.compile(formAt(part, behaviour.level)), example.value, named(part)))) continue
     const required = new Map<RequestPart, Expected>()
     for (const part of ['body', 'querystring', 'headers'] as const) {
       const example = picked.get(part)
@@ -170,8 +171,9 @@ async function verifyRequests (env: VerifyEnvironment, at: { head: HeadRoute, be
     const sent = trip === undefined ? undefined : { body: copyJson(data.body), headSchema: headPart(head, 'body', body) as TSchema, trail: new Map() }
     const trail = sent?.trail ?? new Map()
     const replay = { data, required, formAt, steps: plan.requestSteps, method: behaviour.state.methods[0], level: behaviour.level, status: undefined, trail, mediaType: body === '' ? undefined : body }
-    const result = await replayExample(env, replay)
+    const result = await replayExample(env, { ...replay, refused: (refusal) => coverage.refusedBy(parts.map(named).join(', '), refusal) })
     if (result === undefined) continue
+    coverage.through()
     if (!('body' in result)) {
       reportOn(result)
       continue

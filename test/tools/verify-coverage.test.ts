@@ -3,7 +3,7 @@
 import { test } from 'tap'
 import type { FastifyInstance, FastifyServerOptions } from 'fastify'
 import { Type, type TSchema } from '@sinclair/typebox'
-import { HeadVersion, schema, Version, VersionBundle, VersionChange } from '../../plugin'
+import { ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, HeadVersion, schema, Version, VersionBundle, VersionChange, type RequestInfo, type ResponseInfo } from '../../plugin'
 import { verify } from '../../tools'
 import { printVerify } from '../../lib/tools/api-commands'
 import { versionedApp, type Teardown } from '../helpers/apps'
@@ -120,4 +120,89 @@ test('regression: a version whose schema an instruction made uncompilable crashe
   t.match(findings.unverified[0].text, /does not compile with the application's Ajv \(unknown format "no-such-format".*\), since the instructions of SkuHadAFormat \(2001-01-01\)/)
   const { code } = await printed(app)
   t.equal(code, 1)
+})
+
+/**
+ * A ready app whose version change renames an order's `currency` (`curr` in 2000-01-01), with a request converter
+ * that refuses (400): with `typo`, every request (it reads `currr`); with `empty`, an empty `curr`; with `named`, a `curr`
+ * other than the currencies its text names. `POST /orders` takes an order.
+ */
+async function refusingApp (t: Teardown, refuses: 'typo' | 'empty' | 'named', status = 400): Promise<FastifyInstance> {
+  const Order = Type.Object({ id: Type.String(), currency: Type.String() }, { $id: 'Order' })
+  class CurrencyWasCurr extends VersionChange {
+    description = 'An order\'s curr is its currency.'
+    instructionsToMigrateToPreviousVersion = [schema(Order).field('currency').had({ name: 'curr' })]
+
+    @ConvertRequestToNextVersionFor(Order)
+    up (request: RequestInfo) {
+      const refused = refuses === 'typo' ? typeof request.body.currr !== 'string' : refuses === 'empty' ? request.body.curr === '' : !['EUR', 'USD'].includes(request.body.curr as string)
+      if (refused) throw Object.assign(new Error('curr is required'), { statusCode: status })
+      request.body.currency = request.body.curr
+      delete request.body.curr
+    }
+
+    @ConvertResponseToPreviousVersionFor(Order)
+    down (response: ResponseInfo) {
+      response.body.curr = response.body.currency
+      delete response.body.currency
+    }
+  }
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', CurrencyWasCurr), new Version('2000-01-01')), async (api) => {
+    api.post('/orders', { schema: { body: Order, response: { 201: Type.Object({ id: Type.String() }) } } }, async () => ({ id: 'o1' }))
+    api.get('/orders/:id', { schema: { response: { 200: Order } } }, async () => ({ id: 'o1', currency: 'EUR' }))
+  })
+  await app.ready()
+  return app
+}
+
+test('regression: a request converter refusing every example with a 4xx is a part not verified, not a clean run', async (t) => {
+  // A typo (`currr`): every request of 2000-01-01 answers 400. Before, verify replayed nothing of it and said nothing.
+  const app = await refusingApp(t, 'typo')
+  const sent = await app.inject({ method: 'POST', url: '/orders', headers: { 'x-api-version': '2000-01-01' }, payload: { id: 'o1', curr: 'EUR' } })
+  t.equal(sent.statusCode, 400, 'what the note says: a client of 2000-01-01 is refused')
+  const findings = await verify(app, { examples: 10 })
+  t.same(findings.length, 0)
+  t.same(findings.unverified.map((note) => note.text), [
+    'POST /orders (2000-01-01): request body not verified: every example the schema of 2000-01-01 accepts was refused by CurrencyWasCurr.up with a 400 (curr is required): ' +
+    'make it take the requests the version\'s schema accepts, or compare what it takes with strings in its own text (examples are made of them).'
+  ])
+  const { code, out } = await printed(app)
+  t.equal(code, 1, 'the run fails')
+  t.match(out, [/^verify: 0 finding\(s\); 1 part\(s\) not verified/])
+})
+
+test('a request converter refusing some examples with a 4xx, or all but those holding a string it compares, verifies cleanly', async (t) => {
+  for (const given of ['empty', 'named'] as const) {
+    const findings = await verify(await refusingApp(t, given), { examples: 10 })
+    t.same(findings.map((finding) => finding.text), [], `${given}: no finding`)
+    t.same(findings.unverified.map((note) => note.text), [], `${given}: every part is verified`)
+  }
+})
+
+test('a response HEAD\'s own schema makes uncompilable is a note that blames no version change', async (t) => {
+  // Fastify's serializer takes a format its Ajv lacks; verify's validator cannot. Before, the note said "since the
+  // instructions of  (HeadVersion) … fix those instructions": no instruction, and none to fix.
+  const Product = Type.Object({ sku: Type.String({ format: 'sku' }), label: Type.String() }, { $id: 'Product' })
+  class LabelWasName extends VersionChange {
+    description = 'A product\'s name is its label.'
+    instructionsToMigrateToPreviousVersion = [schema(Product).field('label').had({ name: 'name' })]
+  }
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', LabelWasName), new Version('2000-01-01')), async (api) => {
+    api.get('/products', { schema: { response: { 200: Product } } }, async () => ({ sku: 'ABC-1', label: 'A' }))
+  })
+  await app.ready()
+  const findings = await verify(app, { examples: 5 })
+  t.same(findings.unverified.map((note) => note.text), [
+    'GET /products (2001-01-01, 2000-01-01): response 200 not verified: its schema in this version does not compile with the application\'s Ajv (unknown format "sku" ignored in schema at path "#/properties/sku"), ' +
+    'nor does HEAD\'s; nothing of this version was replayed: make it compile (give the application\'s Ajv its formats and keywords).'
+  ])
+})
+
+test('a request converter refusing every example with a status that depends on state (a lookup\'s 404, a 409) is not noted', async (t) => {
+  for (const status of [404, 409]) {
+    const findings = await verify(await refusingApp(t, 'typo', status), { examples: 10 })
+    t.same(findings.unverified, [], `${status}: verify has no state to look up`)
+  }
+  const findings = await verify(await refusingApp(t, 'typo', 422), { examples: 10 })
+  t.match(findings.unverified.map((note) => note.text), [/refused by CurrencyWasCurr\.up with a 422 \(curr is required\)/], 'a 422 refuses the request itself')
 })

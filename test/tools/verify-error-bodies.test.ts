@@ -5,7 +5,9 @@
 import { test } from 'tap'
 import type { FastifyError, FastifyInstance } from 'fastify'
 import { Type } from '@sinclair/typebox'
-import { schema, Version, VersionBundle, VersionChange } from '../../plugin'
+import {
+  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, schema, Version, VersionBundle, VersionChange, type RequestInfo, type ResponseInfo, type VersionChangeClass
+} from '../../plugin'
 import { versionedApp } from '../helpers/apps'
 import { verify, type VerifyFindings } from '../../tools'
 
@@ -138,4 +140,50 @@ test('a route with attachValidation (its handler runs on an invalid request) is 
   t.notOk(invalidSent, 'no error body finding on the attachValidation route')
   // verify's other checks never run handlers; the error body check ran none here either.
   t.equal(ran, 0, 'the handler of the attachValidation route never ran')
+})
+
+test('regression: an error converter failing on the 400 of validation, answering an old client 500, is found', async (t) => {
+  // Before: a 500 did not reach validation's answer, and was none: every invalid request of 2000-01-01 answered 500,
+  // and verify was green (the route documents no 400 of its own, so no replayed example reached the converter).
+  const Created = Type.Object({ name: Type.String(), label: Type.String() }, { $id: 'Created' })
+  const makeChange = (careful: boolean): VersionChangeClass => {
+    class LabelWasTitle extends VersionChange {
+      description = 'A project\'s label was its title.'
+      instructionsToMigrateToPreviousVersion = [schema(Created).field('label').had({ name: 'title' })]
+
+      @ConvertRequestToNextVersionFor(Created)
+      up (request: RequestInfo) {
+        request.body.label = request.body.title
+        delete request.body.title
+      }
+
+      @ConvertResponseToPreviousVersionFor('/projects', ['POST'], { migrateHttpErrors: true })
+      down (response: ResponseInfo) {
+        if (response.statusCode >= 400) {
+          // Written for the app's own error shape, `{ errors: [{ field }] }`; validation's 400 has none.
+          const errors = careful ? response.body.errors as Array<{ field: string }> | undefined ?? [] : response.body.errors as Array<{ field: string }>
+          response.body.fields = errors.map((error) => error.field === 'label' ? 'title' : error.field)
+          return
+        }
+        response.body.title = response.body.label
+        delete response.body.label
+      }
+    }
+    return LabelWasTitle
+  }
+  for (const careful of [false, true]) {
+    const app = await versionedApp(t, new VersionBundle(new Version('2001-01-01', makeChange(careful)), new Version('2000-01-01')), async (api) => {
+      api.post('/projects', { schema: { body: Created, response: { 201: Created } } }, async (request, reply) => await reply.code(201).send(request.body))
+    })
+    await app.ready()
+    const answer = await app.inject({ method: 'POST', url: '/projects', headers: { 'x-api-version': '2000-01-01' }, payload: { name: 'a' } })
+    t.equal(answer.statusCode, careful ? 400 : 500, 'what an old client sending an invalid request reads')
+    const findings = (await verify(app, { examples: 5 })).filter((finding) => finding.kind === 'error body')
+    if (careful) {
+      t.same(findings, [], 'a converter taking the error shape of validation too: no finding')
+      continue
+    }
+    t.same(findings.map(({ route, versions, part }) => `${route} ${versions.join(',')} ${part}`), ['POST /projects 2000-01-01 response 500'])
+    t.match(findings[0].text, /^POST \/projects \(2000-01-01\): a request that fails validation \(POST \/projects with the body \{\}: the required field 'name' left out\) is answered 500 with .*FST_VERSIONER_CONVERTER_FAILED.*: a converter on the way to the version failed on the error the request is refused with\. A client of this version is answered 500 for its own mistake/)
+  }
 })
