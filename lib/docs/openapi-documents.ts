@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify'
 import type { DocsVersionOptions, ResolvedDocsOptions } from './options'
 import {
   addErrorResponses, componentize, markDeprecatedParameters, moveOtherMethodOperations, operationsOf, pruneComponents, rootForDocs,
-  unwrapRoots
+  tuplesAsPrefixItems, unwrapRoots
 } from './openapi-schemas'
 import { componentName } from '../schemas/component-names'
 import { attributesOf, routeSchemaIn, type RouteSchema, type VersionBehaviour } from '../routes/version-plan'
@@ -241,7 +241,7 @@ export class OpenApiDocuments {
     this.defaultsFilled ??= Boolean(fastifyAjv({}, this.setup.engine.ajv).opts?.useDefaults)
     markDeprecatedParameters(document, this.defaultsFilled)
     moveOtherMethodOperations(document)
-    return inCanonicalOrder(document)
+    return inCanonicalOrder(tuplesAsPrefixItems(document)) // OpenAPI 3.1's schemas are JSON Schema 2020-12's
   }
 
   /**

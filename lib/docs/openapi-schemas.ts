@@ -8,6 +8,7 @@ import type { SchemaGeneration } from '../schemas/generation'
 import { isSchemaObject } from '../core/json-schema'
 import { isHttpMethod } from '../core/http-methods'
 import { componentName } from '../schemas/component-names'
+import { mapSchemaDeep } from '../core/subschemas'
 
 /** Marks a wrapper `{ allOf: [root] }` that only exists to make a root schema a component. */
 const UNWRAP = 'x-fastify-versioner-root'
@@ -89,6 +90,63 @@ export function componentize (schema: TSchema, components: JsonObject, generatio
     return converted === node ? undefined : mapJson(converted, replace)
   }
   return mapJson(prepare(schema), replace)
+}
+
+/** Keys of an OpenAPI object holding data, not schemas (extensions too: `x-…`). */
+const DATA_KEYS = new Set(['example', 'examples'])
+
+/**
+ * A copy of a document with each of its schemas (`components.schemas`, and every `schema` of a parameter, header or
+ * media type) rebuilt by `transform` (each subschema, bottom-up); examples and extensions as they are.
+ */
+function mapDocumentSchemas (document: JsonObject, transform: (schema: TSchema) => TSchema): JsonObject {
+  const deep = (value: Json): Json => isSchemaObject(value) ? mapSchemaDeep(value, transform) : value
+  const visit = (value: Json, parent?: string): Json => {
+    if (Array.isArray(value)) return value.map((item) => visit(item))
+    if (!isSchemaObject(value)) return value
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, key.startsWith('x-') || DATA_KEYS.has(key)
+      ? item
+      : key === 'schema'
+        ? deep(item)
+        : key === 'schemas' && parent === 'components' && isSchemaObject(item)
+          ? Object.fromEntries(Object.entries(item).map(([name, schema]) => [name, deep(schema)]))
+          : visit(item, key)]))
+  }
+  return visit(document) as JsonObject
+}
+
+/**
+ * A document with its tuples as OpenAPI 3.1's JSON Schema 2020-12 writes them: TypeBox's (draft-07's) `items` list
+ * as `prefixItems`, and its `additionalItems` as `items` (`false`: nothing after them).
+ * @example
+ * ```ts
+ * tuplesAsPrefixItems({ components: { schemas: { At: { items: [{ type: 'number' }], additionalItems: false } } } })
+ * // { components: { schemas: { At: { prefixItems: [{ type: 'number' }], items: false } } } }
+ * ```
+ */
+export function tuplesAsPrefixItems (document: JsonObject): JsonObject {
+  return mapDocumentSchemas(document, (schema) => {
+    const { items, additionalItems, ...rest } = schema as JsonObject
+    if (!Array.isArray(items) || 'prefixItems' in rest) return schema
+    return { ...rest, prefixItems: items, ...(additionalItems === undefined ? {} : { items: additionalItems }) } as unknown as TSchema
+  })
+}
+
+/**
+ * A document with its `prefixItems` tuples in draft-07's form (an `items` list, then `additionalItems`), the one
+ * Fastify's Ajv (draft-07) reads, and documents saved before tuples were written as `prefixItems`.
+ * @example
+ * ```ts
+ * tuplesAsItemLists({ components: { schemas: { At: { prefixItems: [{ type: 'number' }], items: false } } } })
+ * // { components: { schemas: { At: { items: [{ type: 'number' }], additionalItems: false } } } }
+ * ```
+ */
+export function tuplesAsItemLists (document: JsonObject): JsonObject {
+  return mapDocumentSchemas(document, (schema) => {
+    const { prefixItems, items, ...rest } = schema as JsonObject
+    if (!Array.isArray(prefixItems) || Array.isArray(items) || 'additionalItems' in rest) return schema
+    return { ...rest, items: prefixItems, ...(items === undefined ? {} : { additionalItems: items }) } as unknown as TSchema
+  })
 }
 
 /** The keys of an OpenAPI 3.1 path item that hold an operation: its methods. */

@@ -105,6 +105,27 @@ function url (name: string, value: unknown, fallback: string | null): string | n
   return value.length > 1 ? value.replace(/\/+$/, '') : value
 }
 
+/** The URL of the upgrade guide under the docs page's. */
+export function upgradePath (docsUrl: string): string {
+  return `${docsUrl.replace(/\/$/, '')}/upgrade`
+}
+
+/**
+ * Refuses two documentation routes on one path (Fastify's duplicate-route error names no option): `routes` are the
+ * option naming each route and its path (`null`: not served).
+ */
+function distinctRoutes (routes: ReadonlyArray<readonly [option: string, path: string | null]>): void {
+  const taken = new Map<string, string>()
+  for (const [option, path] of routes) {
+    if (path === null) continue
+    const other = taken.get(path)
+    if (other !== undefined) {
+      throw new InvalidOptionError(`Options ${other} and ${option} both serve GET ${path}: give each documentation route a path of its own, or null to serve none.`)
+    }
+    taken.set(path, option)
+  }
+}
+
 function asset (name: string, value: unknown): string | undefined {
   if (value === undefined) return undefined
   if (typeof value !== 'string' || value === '') throw new InvalidOptionError(`Option '${name}' must be a URL string; got ${describeValue(value)}.`)
@@ -207,6 +228,9 @@ export function resolveDocsOptions (options: DocsOptions, prefix: string): Resol
     throw new InvalidOptionError(`Option 'includeChangelogUrlInSchema' must be true or false; got ${describeValue(options.includeChangelogUrlInSchema)}.`)
   }
   const swaggerFaviconUrl = asset('swaggerFaviconUrl', options.swaggerFaviconUrl) ?? local('favicon-32x32.png')
+  const changelogUrl = url('changelogUrl', options.changelogUrl, '/changelog')
+  distinctRoutes([['\'openapiUrl\'', openapiUrl], ['\'docsUrl\'', docsUrl], ['\'redocUrl\'', redocUrl], ['\'changelogUrl\'', changelogUrl],
+    ['\'docsUrl\' (its upgrade guide)', docsUrl === null ? null : upgradePath(docsUrl)]])
   return {
     openapi: options.openapi ?? {},
     openapiUrl,
@@ -218,7 +242,7 @@ export function resolveDocsOptions (options: DocsOptions, prefix: string): Resol
     redocJsUrl: redocJsUrl ?? local('redoc.standalone.js') ?? '',
     redocLocal: redocJsUrl === undefined && redocUrl !== null,
     redocFaviconUrl: asset('redocFaviconUrl', options.redocFaviconUrl) ?? swaggerFaviconUrl,
-    changelogUrl: url('changelogUrl', options.changelogUrl, '/changelog'),
+    changelogUrl,
     includeChangelogUrlInSchema: options.includeChangelogUrlInSchema ?? true,
     uiHooks: uiHooks(options.uiHooks)
   }

@@ -8,7 +8,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { InvalidUpgradeRangeError } from '../core/errors'
 import { toIsoDate } from '../core/iso-date'
 import { resolveVersion } from '../serve/version-picking'
-import type { DocsVersionOptions, ResolvedDocsOptions } from './options'
+import { upgradePath, type DocsVersionOptions, type ResolvedDocsOptions } from './options'
 import { documentKey, UNVERSIONED, type OpenApiDocuments } from './openapi-documents'
 import { allowedPreviews } from '../serve/pick-version'
 import { contextFormatter, whyRefused, type SchemaErrorFormatter } from '../serve/error-handling'
@@ -77,11 +77,6 @@ type Render = (context: PageContext, list: VersionEntry[], current: VersionEntry
 /** The context of a page asked with `?channel=preview` (its links keep it), else `context` itself. */
 function askedContext (context: PageContext, previewChannel: boolean): PageContext {
   return previewChannel ? { ...context, channel: 'preview' } : context
-}
-
-/** The URL of the upgrade guide under the docs page's. */
-function upgradePath (docsUrl: string): string {
-  return `${docsUrl.replace(/\/$/, '')}/upgrade`
 }
 
 /** Registers the docs page, its upgrade guide and the ReDoc page (those not turned off). */

@@ -13,7 +13,7 @@
 import { pointerSegment } from '../core/json-schema'
 import { setOwn } from '../core/own-properties'
 import { DocumentValidator } from '../docs/example-validation'
-import { operationMethod } from '../docs/openapi-schemas'
+import { operationMethod, tuplesAsItemLists } from '../docs/openapi-schemas'
 import { isObject } from './type-printer'
 import { withStylesInForce } from './parameter-styles'
 
@@ -189,7 +189,8 @@ function acceptance (document: Json, version: string): Acceptance {
  * ```
  */
 export function comparableDocuments (version: string, saved: Json, current: Json): [Json, Json] {
-  const documents = [saved, current].map((document) => ({ ...without(document, ['paths', 'webhooks']), paths: comparablePaths(document) }))
+  // Tuples in one form (draft-07's, which Fastify's Ajv reads): a document saved before they were `prefixItems` is the same.
+  const documents = [saved, current].map(tuplesAsItemLists).map((document) => ({ ...without(document, ['paths', 'webhooks']), paths: comparablePaths(document) }))
   const keys = new Set(documents.flatMap((document) => versionParameters(document.paths, version)))
   keys.delete('')
   const [before, after] = documents.map((document) => {

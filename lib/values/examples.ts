@@ -62,7 +62,7 @@ export function typeOf (schema: JsonSchema): string | undefined {
   return undefined
 }
 
-function numberExample (schema: JsonSchema, integer: boolean): number {
+function numberExample (schema: JsonSchema, integer: boolean, variant = 0): number {
   const multiple = typeof schema.multipleOf === 'number' ? schema.multipleOf : undefined
   const step = multiple ?? (integer ? 1 : 0.5)
   let low = -Infinity
@@ -74,7 +74,36 @@ function numberExample (schema: JsonSchema, integer: boolean): number {
   // Unbounded below: 1, or the first multiple, at most the highest value allowed (a multiple of it).
   let value = Number.isFinite(low) ? Math.ceil(low / step) * step : Math.min(multiple ?? 1, multiple === undefined ? high : Math.floor(high / step) * step)
   if (value > high) value = Math.floor(high / step) * step
+  // The `variant`th value from there: upward while allowed, else downward.
+  if (variant > 0) value = value + variant * step <= high ? value + variant * step : value - variant * step >= low ? value - variant * step : value
   return integer ? Math.round(value) : value
+}
+
+/** A plain string's `variant`th form (a number at its end, within `maxLength`); one of a pattern or a format as it is. */
+function variedString (schema: JsonSchema, text: string, variant: number): string {
+  const max = typeof schema.maxLength === 'number' ? schema.maxLength : Infinity
+  const suffix = String(variant)
+  if (variant === 0 || schema.pattern !== undefined || schema.format !== undefined || suffix.length > max) return text
+  return [...text].slice(0, max - suffix.length).join('') + suffix
+}
+
+/**
+ * The example of an array's next item; with `unique` (`uniqueItems`), one equal to none before it (the next variants
+ * tried), else an error: an example holding an item twice is refused by the schema it illustrates.
+ */
+function itemExample (build: Build, before: readonly unknown[], schema: unknown, unique: boolean, depth: number): unknown {
+  const outer = build.variant
+  const texts = new Set(unique ? before.map((item) => JSON.stringify(item)) : [])
+  try {
+    for (let variant = before.length; variant <= before.length * 2 + 2; variant++) {
+      if (unique) build.variant = variant
+      const value = exampleAt(build, schema, undefined, depth + 1)
+      if (!texts.has(JSON.stringify(value))) return value
+    }
+  } finally {
+    build.variant = outer
+  }
+  throw cannot(build, 'no item differs from those before it, as uniqueItems requires')
 }
 
 /** One example being built: its options, where it is, whether the `toward` value was placed, what each node can hold. */
@@ -88,6 +117,8 @@ interface Build {
   /** The nodes being built (a recursion: an optional property of one is left out). */
   readonly open: Set<object>
   readonly holds: Map<object, boolean>
+  /** Which of its items `uniqueItems` has the value be (0: the first example; others differ where they can). */
+  variant: number
 }
 
 /** The error of an example that cannot be made, saying where. */
@@ -107,7 +138,7 @@ function cannot (build: Build, message: string): Error {
 export function exampleOf (schema: unknown, options: ExampleOptions = {}, property?: string): unknown {
   const within = resolverWithin(isSchemaObject(schema) ? [schema] : [], (ref) => options.resolveRef?.(ref))
   const resolve = (ref: string): JsonSchema => resolveRef(ref, options.components, within)
-  const build: Build = { options, resolve, path: [], placed: false, open: new Set(), holds: new Map() }
+  const build: Build = { options, resolve, path: [], placed: false, open: new Set(), holds: new Map(), variant: 0 }
   const value = exampleAt(build, schema, property, 0)
   if (options.toward !== undefined && !build.placed) throw cannot(build, `the schema has no place for the value ${JSON.stringify(options.toward.value)}`)
   return value
@@ -162,8 +193,8 @@ function exampleAt (build: Build, schema: unknown, property: string | undefined,
   }
   if (typeof node.$ref === 'string') return exampleAt(build, build.resolve(node.$ref), property, depth + 1)
   if ('const' in node) return node.const
-  if (Array.isArray(node.enum) && node.enum.length > 0) return node.enum[0]
-  const given = 'default' in node ? [node.default] : Array.isArray(node.examples) ? node.examples.slice(0, 1) : []
+  if (Array.isArray(node.enum) && node.enum.length > 0) return node.enum[build.variant % node.enum.length]
+  const given = build.variant > 0 ? [] : 'default' in node ? [node.default] : Array.isArray(node.examples) ? node.examples.slice(0, 1) : []
   if (given.length > 0 && fitsType(node, given[0])) {
     if (!canHold(build, node) || build.placed) return given[0]
     const placed = placeInto(build, node, given[0])
@@ -172,7 +203,7 @@ function exampleAt (build: Build, schema: unknown, property: string | undefined,
   for (const key of ['anyOf', 'oneOf'] as const) {
     const members = node[key]
     if (Array.isArray(members) && members.length > 0) {
-      return exampleAt(build, members.find((member) => canHold(build, member)) ?? members[0], property, depth + 1)
+      return exampleAt(build, members.find((member) => canHold(build, member)) ?? members[build.variant % members.length], property, depth + 1)
     }
   }
   const opened = !build.open.has(node)
@@ -209,10 +240,10 @@ function typedExample (build: Build, node: JsonSchema, property: string | undefi
   switch (typeOf(node)) {
     case 'string':
       if (node.format === 'uuid' && property !== undefined && options.uuids?.[property] !== undefined) return options.uuids[property]
-      return stringExample(node, options.formats, options.samples) ?? fail(cannot(build, noStringReason(node, options.formats)))
-    case 'integer': return numberExample(node, true)
-    case 'number': return numberExample(node, false)
-    case 'boolean': return true
+      return variedString(node, stringExample(node, options.formats, options.samples) ?? fail(cannot(build, noStringReason(node, options.formats))), build.variant)
+    case 'integer': return numberExample(node, true, build.variant)
+    case 'number': return numberExample(node, false, build.variant)
+    case 'boolean': return build.variant % 2 === 0
     case 'null': return null
     case 'array': {
       // A tuple's positions (`prefixItems`, or `items` as a list) by their schemas, then the items after them.
@@ -222,7 +253,9 @@ function typedExample (build: Build, node: JsonSchema, property: string | undefi
       const max = typeof node.maxItems === 'number' ? node.maxItems : Infinity
       const count = Math.min(Math.max(min, tuple.length, 1), max)
       const itemAt = (index: number): unknown => index < tuple.length ? tuple[index] : rest
-      return Array.from({ length: count }, (_, index) => within(build, String(index), () => exampleAt(build, itemAt(index), undefined, depth + 1)))
+      const items: unknown[] = []
+      for (let index = 0; index < count; index++) items.push(within(build, String(index), () => itemExample(build, items, itemAt(index), node.uniqueItems === true, depth)))
+      return items
     }
     case 'object': return objectExample(build, node, depth)
     default: return 'example'

@@ -601,3 +601,29 @@ test("regression: an application's own route at a docs URL (its @fastify/swagger
   t.equal((await moved.inject('/docs')).body, 'the application\'s own', 'another docsUrl: both served')
   t.equal((await moved.inject('/api-docs')).statusCode, 200)
 })
+
+test('regression: two documentation routes given one path fail registration naming both options and the path (it was Fastify\'s bare FST_ERR_DUPLICATED_ROUTE)', async (t) => {
+  const versions = new VersionBundle(new Version('2000-01-01'))
+  const cases: Array<[Partial<FastifyVersionerOptions>, string, string, string]> = [
+    [{ docsUrl: '/api-docs', redocUrl: '/api-docs' }, "'docsUrl'", "'redocUrl'", '/api-docs'],
+    [{ openapiUrl: '/docs' }, "'openapiUrl'", "'docsUrl'", '/docs'],
+    [{ changelogUrl: '/openapi.json' }, "'openapiUrl'", "'changelogUrl'", '/openapi.json'],
+    [{ changelogUrl: '/docs/upgrade' }, "'changelogUrl'", "'docsUrl' (its upgrade guide)", '/docs/upgrade'],
+    [{ docsUrl: '/', redocUrl: '/upgrade' }, "'redocUrl'", "'docsUrl' (its upgrade guide)", '/upgrade'],
+    [{ docsUrl: '/reference/', changelogUrl: '/reference' }, "'docsUrl'", "'changelogUrl'", '/reference']
+  ]
+  for (const [options, first, second, path] of cases) {
+    const app = Fastify()
+    t.teardown(() => app.close())
+    app.register(fastifyVersioner, { versions, ...options })
+    await t.rejects(async () => { await app.ready() }, {
+      code: 'FST_VERSIONER_INVALID_OPTION',
+      message: `Options ${first} and ${second} both serve GET ${path}: give each documentation route a path of its own, or null to serve none.`
+    }, JSON.stringify(options))
+  }
+  // A route turned off frees its path.
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions, redocUrl: null, changelogUrl: '/redoc' })
+  t.equal((await app.inject('/redoc')).statusCode, 200, 'the changelog at the path the ReDoc page left')
+})

@@ -8,7 +8,12 @@
 import { test } from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
 import fastifySwagger from '@fastify/swagger'
-import { Type } from '@sinclair/typebox'
+import { Type, type TSchema } from '@sinclair/typebox'
+import Ajv2020 from 'ajv/dist/2020'
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { checkDocuments, exportDocuments } from '../../tools'
 import {
   ConvertRequestToNextVersionFor, endpoint, fastifyVersioner, HeadVersion, schema, Version, VersionBundle, VersionChange,
   versioned, type FastifyVersionerOptions, type RequestInfo, type VersionLifecycle
@@ -1032,4 +1037,74 @@ test('regression: a default naming a version released at an instant (now past) i
   const date = await build('2099-01-01')
   t.notOk('x-api-version-default' in documentOf(date, '2001-01-01').info,
     'a default date reaching a release at an instant names none: it moves at the instant, and documents are built once')
+})
+
+/** Every schema object under `value` reached through keywords (a rough walk: enough for the tuples below). */
+function schemaNodes (value: unknown, found: Array<Record<string, unknown>> = []): Array<Record<string, unknown>> {
+  if (Array.isArray(value)) for (const item of value) schemaNodes(item, found)
+  else if (typeof value === 'object' && value !== null) {
+    if ((value as Record<string, unknown>).type === 'array') found.push(value as Record<string, unknown>)
+    for (const item of Object.values(value)) schemaNodes(item, found)
+  }
+  return found
+}
+
+/** A document as written before tuples were `prefixItems`: draft-07's `items` list and `additionalItems`. */
+function draft07Tuples (value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(draft07Tuples)
+  if (typeof value !== 'object' || value === null) return value
+  const { prefixItems, items, ...rest } = value as Record<string, unknown>
+  const mapped = Object.fromEntries(Object.entries(rest).map(([key, item]) => [key, draft07Tuples(item)]))
+  if (!Array.isArray(prefixItems)) return items === undefined ? mapped : { ...mapped, items: draft07Tuples(items) }
+  return { ...mapped, items: draft07Tuples(prefixItems), ...(items === undefined ? {} : { additionalItems: draft07Tuples(items) }) }
+}
+
+test('regression: a tuple (Type.Tuple) is written as OpenAPI 3.1 writes one, prefixItems and items: false, not draft-07\'s items list', async (t) => {
+  const Point = Type.Tuple([Type.Number(), Type.String()], { $id: 'Point' })
+  const Body = Type.Object({ at: Type.Tuple([Type.Number(), Type.Number()]), named: Type.Ref('Point'), rest: Type.Array(Type.Tuple([Type.Boolean()])) })
+  const written = JSON.stringify([Point, Body])
+  const appWith = async (second: TSchema): Promise<FastifyInstance> => {
+    const Retyped = Type.Object({ ...Body.properties, at: Type.Tuple([Type.Number(), second]) })
+    const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01'), new Version('2000-01-01')), async (api) => {
+      api.post('/places', { schema: { body: Retyped as TSchema, response: { 200: Type.Object({ at: Type.Tuple([Type.Number(), Type.Number()], { examples: [[1, 2]] }) }) } } }, async () => ({ at: [1, 2] as [number, number] }))
+    }, { beforeRoutes: (api) => { api.addSchema(Point) } })
+    await app.ready()
+    return app
+  }
+  const app = await appWith(Type.Number())
+  const meta = new Ajv2020({ strict: false })
+  for (const version of ['2001-01-01', '2000-01-01']) {
+    const document = documentOf(app, version)
+    t.equal(document.openapi, '3.1.0', 'an OpenAPI 3.1 document: its schemas are JSON Schema 2020-12')
+    t.equal(await validationError(document), undefined, `${version}: swagger-parser's validate passes`)
+    const tuples = schemaNodes(document).filter((node) => node.items !== undefined && node.minItems !== undefined && node.minItems === node.maxItems)
+    t.equal(tuples.length, 4, `${version}: every tuple is found (the body's, its named one, its list's, the response's)`)
+    for (const tuple of tuples) {
+      t.ok(Array.isArray(tuple.prefixItems) && tuple.items === false && !('additionalItems' in tuple), `${version}: ${JSON.stringify(tuple)}`)
+      t.ok(meta.validateSchema(tuple), `${version}: a valid JSON Schema 2020-12 (${meta.errorsText(meta.errors)})`)
+    }
+    const schema = document.paths['/places'].post.requestBody.content['application/json'].schema
+    const check = bodyChecker(document)
+    t.equal(check(schema, { at: [1, 2], named: [1, 'a'], rest: [[true]] }), undefined, `${version}: a body of the tuples matches`)
+    t.not(check(schema, { at: [1, 2, 3], named: [1, 'a'], rest: [] }), undefined, `${version}: a third position is refused, as the route refuses it`)
+    const sent = await app.inject({ method: 'POST', url: '/places', headers: { 'x-api-version': version }, payload: { at: [1, 2, 3], named: [1, 'a'], rest: [] } })
+    t.equal(sent.statusCode, 400, 'the route refuses it')
+  }
+  t.equal(JSON.stringify([Point, Body]), written, 'the application\'s schemas are not changed')
+
+  // Examples of tuples are valid to the tools' Ajv (draft-07, Fastify's): `export` refuses an invalid one.
+  // Documents saved before tuples were prefixItems check clean; a tuple position retyped still breaks.
+  const dir = await mkdtemp(join(tmpdir(), 'fastify-versioner-tuples-'))
+  t.teardown(async () => { await rm(dir, { recursive: true, force: true }) })
+  await exportDocuments(app, dir)
+  for (const name of await readdir(dir)) {
+    const saved = JSON.parse(await readFile(join(dir, name), 'utf8')) as unknown
+    await writeFile(join(dir, name), JSON.stringify(draft07Tuples(saved)))
+  }
+  t.ok((await readFile(join(dir, '2000-01-01.json'), 'utf8')).includes('"additionalItems":false'), 'saved in the form of before')
+  const clean = await checkDocuments(app, dir)
+  t.strictSame([clean.breaks, clean.notes], [[], []], 'nothing to report')
+  t.ok(clean.compared.includes('2000-01-01'), 'the versions compared')
+  const { breaks } = await checkDocuments(await appWith(Type.Object({ x: Type.Number() })), dir)
+  t.ok(breaks.some((entry) => entry.text.startsWith('2000-01-01 POST /places: request body /at/1: type')), `a tuple position retyped breaks: ${breaks.map((entry) => entry.text).join('\n')}`)
 })

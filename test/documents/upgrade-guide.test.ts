@@ -845,3 +845,37 @@ test('regression: a body with a tuple (Type.Tuple) or a multipleOf number had no
   const sent = await app.inject({ method: 'POST', url: '/orders', headers: { 'x-api-version': '2000-01-01' }, payload: example.before as object })
   t.equal(sent.statusCode, 200, `a client of 2000-01-01 sending the example is served: ${sent.body}`)
 })
+
+test('regression: a list with uniqueItems and minItems of 2 or more had an example holding one item twice, which the version refuses', async (t) => {
+  const unique = { uniqueItems: true, minItems: 3 }
+  const Order = Type.Object({
+    name: Type.String(),
+    tags: Type.Array(Type.String({ maxLength: 7 }), unique),
+    kinds: Type.Array(Type.Union([Type.Literal('card'), Type.Literal('bank'), Type.Literal('cash')]), unique),
+    scores: Type.Array(Type.Integer({ maximum: 1 }), unique),
+    flags: Type.Array(Type.Boolean(), { uniqueItems: true, minItems: 2 }),
+    lines: Type.Array(Type.Object({ sku: Type.String({ default: 'a' }), size: Type.Optional(Type.Number()) }), unique),
+    pairs: Type.Array(Type.Tuple([Type.Enum({ a: 'a', b: 'b' }), Type.Integer({ minimum: 0, maximum: 0 })]), { uniqueItems: true, minItems: 2 })
+  })
+  class Rename extends VersionChange {
+    description = 'title became name.'
+    instructionsToMigrateToPreviousVersion = [schema(Order).field('name').had({ name: 'title' })]
+    @ConvertRequestToNextVersionFor(Order)
+    forward (request: RequestInfo<{ title?: string, name?: string }>) {
+      request.body.name = request.body.title
+      delete request.body.title
+    }
+  }
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', Rename), new Version('2000-01-01')), async (api) => {
+    api.post('/orders', { schema: { body: Order } }, async () => ({}))
+  })
+  await app.ready()
+  const guide = await guideOf(app, '2000-01-01', '2001-01-01')
+  t.same(guide.changes[0].notes, [])
+  const [example] = guide.changes[0].examples
+  for (const [version, body] of [['2000-01-01', example.before], ['2001-01-01', example.after]] as const) {
+    const sent = await app.inject({ method: 'POST', url: '/orders', headers: { 'x-api-version': version }, payload: body as object })
+    t.equal(sent.statusCode, 200, `a client of ${version} sending the example is served: ${sent.body}`, { body })
+  }
+  t.match(example.before, { tags: ['example', 'exampl1', 'exampl2'], kinds: ['card', 'bank', 'cash'], scores: [1, 0, -1], flags: [true, false] })
+})
