@@ -13,9 +13,10 @@ import type { TSchema } from '@sinclair/typebox'
 import type { SchemaGeneration } from '../schemas/generation'
 import { visibleFields } from '../schemas/object-fields'
 import type { FieldState, SeedState } from '../schemas/seeds'
-import { pointerSegment, type SchemaObject } from '../core/json-schema'
+import { pointerSegment } from '../core/json-schema'
 import type { JsonSchema } from '../values/examples'
-import { fittingMembers } from '../values/union-matchers'
+import { compileMembers, compileTags } from '../values/union-matchers'
+import type { ResolveRef } from '../values/shapes'
 import { lowerCaseHeaders } from '../routes/prepared-schemas'
 import { fieldsThereOnly, formatsOf, outOfRange, placeThere, propertySchema, typesBesideNull } from './places-there'
 import { keptField, type Kept } from './renamed-values'
@@ -58,20 +59,29 @@ export function jsonTypeOf (schema: unknown, resolveRef: RefResolver): string {
 }
 
 /**
- * The node a value is read by: for a union without properties of its own, the member the value belongs to, roughly
- * (an object member declaring most of its keys, else one of its type); else the node itself.
+ * The node a value is read by: for a union without properties of its own, the member the value belongs to, the one
+ * whose converters serving runs (../values/union-matchers.ts); else the node itself.
  */
 export function readingNode (node: JsonSchema, value: unknown, resolveRef: RefResolver): JsonSchema {
   const members = (node.anyOf ?? node.oneOf) as unknown[] | undefined
   return !Array.isArray(members) || members.length === 0 || 'properties' in node ? node : asNode(memberFor(members, value, resolveRef), resolveRef) ?? node
 }
 
+/**
+ * The member serving converts `value` as; for a value of another version than the union (an old request read by
+ * HEAD's schema, which may miss a field HEAD requires), of the members whose tag allows its tag, the object member
+ * declaring most of its keys; else the first of its JSON type.
+ */
 function memberFor (members: readonly unknown[], value: unknown, resolveRef: RefResolver): unknown {
+  const schemas = members.map((member) => (typeof member === 'object' && member !== null ? member : {}) as TSchema)
+  const index = compileMembers(schemas, resolveRef as ResolveRef).findIndex((matches) => matches(value))
+  if (index >= 0) return members[index]
   if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    const tags = compileTags(schemas, resolveRef as ResolveRef)
+    const tagged = members.filter((_, at) => tags?.[at](value) ?? true)
     let [best, bestScore]: [unknown, number] = [undefined, -1]
-    for (const member of fittingMembers(members, value, (candidate) => asNode(candidate, resolveRef) as SchemaObject | undefined)) {
-      const node = asNode(member, resolveRef)
-      const properties = node?.properties
+    for (const member of tagged.length > 0 ? tagged : members) {
+      const properties = asNode(member, resolveRef)?.properties
       if (typeof properties !== 'object' || properties === null) continue
       const score = Object.keys(value).filter((key) => Object.hasOwn(properties, key)).length
       if (score > bestScore) { best = member; bestScore = score }

@@ -72,14 +72,24 @@ function compileMatcher (schema: TSchema, resolveRef?: ResolveRef, within: reado
  */
 export function compileMembers (members: readonly TSchema[], resolveRef?: ResolveRef): Matcher[] {
   const plain = members.map((member) => compileMatcher(member, resolveRef))
+  const allows = compileTags(members, resolveRef)
+  if (allows === undefined) return plain
+  const someAllows = (value: unknown): boolean => plain.some((matches, index) => matches(value) && allows[index](value))
+  return plain.map((matches, index) => (value) => matches(value) && (allows[index](value) || !someAllows(value)))
+}
+
+/**
+ * Whether each member's tag allows a value's, by the union's discriminator ({@link compileMembers}; true for a value
+ * without the tag, or not an object); undefined for a union without one.
+ * @example `compileTags([Person, Company], resolveRef)?.[1]({ kind: 'charity' }) // true`
+ */
+export function compileTags (members: readonly TSchema[], resolveRef?: ResolveRef): Matcher[] | undefined {
   const valuesOf = members.map((member) => fewValuedProperties(member, resolveRef))
   const objects = valuesOf.filter((values) => values !== undefined)
   const keys = objects.length < 2 ? [] : [...objects[0].keys()].filter((key) => objects.every((values) => values.has(key)))
-  if (keys.length === 0) return plain
-  const allows = valuesOf.map((values) => (value: unknown): boolean => values === undefined || !isSchemaObject(value) ||
+  if (keys.length === 0) return undefined
+  return valuesOf.map((values) => (value: unknown): boolean => values === undefined || !isSchemaObject(value) ||
     keys.every((key) => !Object.hasOwn(value, key) || (values.get(key) as unknown[]).includes(value[key])))
-  const someAllows = (value: unknown): boolean => plain.some((matches, index) => matches(value) && allows[index](value))
-  return plain.map((matches, index) => (value) => matches(value) && (allows[index](value) || !someAllows(value)))
 }
 
 /** The properties of an object member (after its `$ref`s, with its `allOf` parts') allowing a few values, with those values; undefined for a member declaring no properties. */
@@ -114,20 +124,6 @@ function fewValuesOf (schema: SchemaObject): unknown[] | undefined {
 /** The `const` fields (discriminators) among an object's properties, with their values. */
 function discriminatorsOf (properties: ReadonlyArray<readonly [string, TSchema]>): Array<readonly [string, unknown]> {
   return properties.filter(([, property]) => 'const' in property).map(([key, property]) => [key, (property as SchemaObject).const] as const)
-}
-
-/**
- * The members of a union whose `const` discriminators `value` does not contradict (all of them when it contradicts
- * every one); `nodeOf` gives a member's schema.
- * @example `fittingMembers([Card, Bank], { type: 'bank', holder: 'Ada' }, (member) => member) // [Bank]`
- */
-export function fittingMembers<T> (members: readonly T[], value: object, nodeOf: (member: T) => SchemaObject | undefined): readonly T[] {
-  const fitting = members.filter((member) => {
-    const node = nodeOf(member)
-    const discriminators = node === undefined ? [] : discriminatorsOf(childrenOf(node).properties)
-    return discriminators.every(([key, expected]) => !Object.hasOwn(value, key) || (value as Record<string, unknown>)[key] === expected)
-  })
-  return fitting.length > 0 ? fitting : members
 }
 
 /**
