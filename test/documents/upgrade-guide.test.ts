@@ -5,7 +5,7 @@
  * examples the documents show; the 400 for a bad range; `uiHooks`; the links from `/docs`.
  */
 import { test, type Test } from 'tap'
-import { Type } from '@sinclair/typebox'
+import { Type, type TObject } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../../examples/users/app'
 import {
@@ -818,13 +818,11 @@ test('regression: the range form submits a version name exactly, whitespace insi
   for (const [, attributes, text] of options) t.match(attributes, ` value="${text}"`, `the option ${text} submits its name as written`)
 })
 
-test('regression: a body with a tuple (Type.Tuple) or a multipleOf number had no example ("does not match"), only a note', async (t) => {
-  const Order = Type.Object({
-    name: Type.String(),
-    cents: Type.Integer({ multipleOf: 100 }),
-    below: Type.Integer({ maximum: -5, multipleOf: 3 }),
-    at: Type.Tuple([Type.String(), Type.Integer({ minimum: 1 })])
-  })
+/**
+ * An app whose one change renamed `Order`'s `title` to `name` (POST /orders), and the upgrade guide's example of that
+ * change, which must come with no note.
+ */
+async function renamedOrderExample (t: Test, Order: TObject): Promise<{ app: FastifyInstance, example: UpgradeGuide['changes'][number]['examples'][number] }> {
   class Rename extends VersionChange {
     description = 'title became name.'
     instructionsToMigrateToPreviousVersion = [schema(Order).field('name').had({ name: 'title' })]
@@ -839,8 +837,18 @@ test('regression: a body with a tuple (Type.Tuple) or a multipleOf number had no
   })
   await app.ready()
   const guide = await guideOf(app, '2000-01-01', '2001-01-01')
-  t.same(guide.changes[0].notes, [])
-  const [example] = guide.changes[0].examples
+  t.same(guide.changes[0].notes, [], 'the change has its example, not a note')
+  return { app, example: guide.changes[0].examples[0] }
+}
+
+test('regression: a body with a tuple (Type.Tuple) or a multipleOf number had no example ("does not match"), only a note', async (t) => {
+  const Order = Type.Object({
+    name: Type.String(),
+    cents: Type.Integer({ multipleOf: 100 }),
+    below: Type.Integer({ maximum: -5, multipleOf: 3 }),
+    at: Type.Tuple([Type.String(), Type.Integer({ minimum: 1 })])
+  })
+  const { app, example } = await renamedOrderExample(t, Order)
   t.same(example.before, { title: 'example', cents: 100, below: -6, at: ['example', 1] })
   const sent = await app.inject({ method: 'POST', url: '/orders', headers: { 'x-api-version': '2000-01-01' }, payload: example.before as object })
   t.equal(sent.statusCode, 200, `a client of 2000-01-01 sending the example is served: ${sent.body}`)
@@ -857,22 +865,7 @@ test('regression: a list with uniqueItems and minItems of 2 or more had an examp
     lines: Type.Array(Type.Object({ sku: Type.String({ default: 'a' }), size: Type.Optional(Type.Number()) }), unique),
     pairs: Type.Array(Type.Tuple([Type.Enum({ a: 'a', b: 'b' }), Type.Integer({ minimum: 0, maximum: 0 })]), { uniqueItems: true, minItems: 2 })
   })
-  class Rename extends VersionChange {
-    description = 'title became name.'
-    instructionsToMigrateToPreviousVersion = [schema(Order).field('name').had({ name: 'title' })]
-    @ConvertRequestToNextVersionFor(Order)
-    forward (request: RequestInfo<{ title?: string, name?: string }>) {
-      request.body.name = request.body.title
-      delete request.body.title
-    }
-  }
-  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', Rename), new Version('2000-01-01')), async (api) => {
-    api.post('/orders', { schema: { body: Order } }, async () => ({}))
-  })
-  await app.ready()
-  const guide = await guideOf(app, '2000-01-01', '2001-01-01')
-  t.same(guide.changes[0].notes, [])
-  const [example] = guide.changes[0].examples
+  const { app, example } = await renamedOrderExample(t, Order)
   for (const [version, body] of [['2000-01-01', example.before], ['2001-01-01', example.after]] as const) {
     const sent = await app.inject({ method: 'POST', url: '/orders', headers: { 'x-api-version': version }, payload: body as object })
     t.equal(sent.statusCode, 200, `a client of ${version} sending the example is served: ${sent.body}`, { body })
