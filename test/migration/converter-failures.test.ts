@@ -423,7 +423,7 @@ test('regression: a converter returning an object inside its occurrence cost eac
   const app = await versionedApp(t, new VersionBundle(new Version('2001-01-01', TagsWereUntrimmed), new Version('2000-01-01')), async (api) => {
     api.post('/nodes', {
       schema: { body: Type.Object({ node: Node }) },
-      preValidation: async (request) => { request.body = counted(request.body) }
+      preValidation: async (request) => { request.body = counted(request.body) as typeof request.body }
     }, async (request) => ({ depth: JSON.stringify(request.body).split('"next"').length - 1, first: (request.body as { node: { tags: string[] } }).node.tags }))
   })
   const chain = (depth: number): string => `{"node":${'{"tags":[" a "],"next":'.repeat(depth)}{"tags":[" z "]}${'}'.repeat(depth)}}`
