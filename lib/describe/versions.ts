@@ -46,6 +46,8 @@ interface BundleInternals {
  */
 export interface ReleasedVersions {
   readonly values: readonly string[]
+  /** The date each value names (`versionDate`; the value itself for one naming none), in the order of `values`: read once, not per request. */
+  readonly dates: readonly string[]
   readonly picks: ReadonlyMap<string, ExactPick>
 }
 
@@ -262,7 +264,7 @@ export class VersionBundle implements Iterable<Version> {
     this[kBundleInternals] = Object.freeze({
       steps,
       customStorage: options.apiVersionStorage !== undefined,
-      released: Object.freeze({ values: this.releasedValues, picks: exactPicksOf(released, valuesAreDates) }),
+      released: Object.freeze({ values: this.releasedValues, dates: Object.freeze(released.map((value) => versionDate(value) ?? value)), picks: exactPicksOf(released, valuesAreDates) }),
       previewPicks: exactPicksOf(previews, false),
       standalone: {},
       serving: { apps: 0, inFlight: 0 }

@@ -64,14 +64,15 @@ export class ReleaseClock {
 /** The stretch from `from` to `until`: the releases whose `releasedAt` passed at `from`, and the brownouts going on. */
 function stretchOf (versions: VersionBundle, from: number, until: number): ReleaseStretch {
   const all = versions[kBundleInternals].released
-  const values = all.values.filter((value) => (versions.get(value)?.releasedAt?.getTime() ?? -Infinity) <= from)
+  const served = all.values.flatMap((value, index) => (versions.get(value)?.releasedAt?.getTime() ?? -Infinity) <= from ? [index] : [])
+  const values = served.map((index) => all.values[index])
   const picks = new Map([...all.picks].filter(([, pick]) => values.includes(pick.version)))
   const brownouts = new Map<string, Brownout>()
   for (const version of versions.versions) {
     const window = version.brownouts.find((candidate) => candidate.start.getTime() <= from && from < candidate.end.getTime())
     if (window !== undefined) brownouts.set(version.value, window)
   }
-  return Object.freeze({ from, until, values: Object.freeze(values), picks, brownouts: brownouts.size === 0 ? NO_BROWNOUT : brownouts })
+  return Object.freeze({ from, until, values: Object.freeze(values), dates: Object.freeze(served.map((index) => all.dates[index])), picks, brownouts: brownouts.size === 0 ? NO_BROWNOUT : brownouts })
 }
 
 /**

@@ -142,16 +142,24 @@ export function dropUndefined (body: unknown, keys: readonly string[] | undefine
   }
 }
 
-/** True when `value` is `body` or an object or array inside it (by identity). */
+/**
+ * True when `value` is `body` or an object or array inside it (by identity). Breadth first: what a converter returns
+ * sits a fixed number of levels below its occurrence (`return (request.body.tags = [...])`), so each occurrence costs
+ * the levels above it, never the whole subtree, which the client orders (depth first, every occurrence of a recursive
+ * schema walked all the data below it: quadratic in the depth).
+ */
 function holds (body: unknown, value: object): boolean {
+  if (body === value) return true
   const seen = new Set<unknown>()
-  const pending: unknown[] = [body]
-  while (pending.length > 0) {
-    const node = pending.pop()
-    if (node === value) return true
+  const queue: unknown[] = [body]
+  for (let index = 0; index < queue.length; index++) {
+    const node = queue[index]
     if (typeof node !== 'object' || node === null || seen.has(node)) continue
     seen.add(node)
-    pending.push(...Object.values(node))
+    for (const child of Object.values(node)) {
+      if (child === value) return true
+      if (typeof child === 'object' && child !== null) queue.push(child)
+    }
   }
   return false
 }

@@ -8,7 +8,7 @@ import FindMyWay, { type HTTPMethod } from 'find-my-way'
 import { kBundleInternals } from '../core/symbols'
 import { InvalidOptionError } from '../core/errors'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { isIsoDate, isMonth, monthOf, versionDate } from '../core/iso-date'
+import { isIsoDate, isMonth, monthOf } from '../core/iso-date'
 import type { VersionBundle } from '../describe/versions'
 import { releasedNow, type ReleaseSource } from './release-clock'
 
@@ -197,7 +197,9 @@ export function resolveVersion (value: string | undefined, options: Resolving): 
     served = values.find((candidate) => isMonth(candidate) && candidate <= month)
   } else {
     if (!isIsoDate(value)) return { ok: false, reason: 'malformed', requested: value }
-    served = values.find((candidate) => (versionDate(candidate) ?? candidate) <= value)
+    // The versions' dates, read once: a header holding a version a thousand times is checked part by part (../serve/error-handling.ts).
+    const index = released.dates.findIndex((date) => date <= value)
+    served = index === -1 ? undefined : values[index]
   }
   return served === undefined
     ? { ok: false, reason: 'too-old', requested: value }

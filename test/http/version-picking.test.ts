@@ -546,6 +546,41 @@ test('regression: a version header sent twice (or a comma-separated list) is a 4
   }
 })
 
+test('regression: a requested date cost a calendar check per version (a header holding a date 1,400 times: 84,000 checks, 60 ms)', async (t) => {
+  // Picking compared each version's date read anew: every date older than the newest checked the calendar once per
+  // version, and the 400 of a repeated header once per version for each of its parts. The versions' dates are read once.
+  let checks = 0
+  const setUTCFullYear = Date.prototype.setUTCFullYear
+  const counted = (): void => {
+    Date.prototype.setUTCFullYear = function (this: Date, ...args: Parameters<Date['setUTCFullYear']>) { // eslint-disable-line no-extend-native
+      checks++
+      return setUTCFullYear.apply(this, args)
+    }
+  }
+  t.teardown(() => { Date.prototype.setUTCFullYear = setUTCFullYear }) // eslint-disable-line no-extend-native
+  const sent = { one: ['2001-06-01'], repeated: Array.from({ length: 200 }, () => '2001-06-01') }
+  const counts: Record<string, number[]> = { one: [], repeated: [] }
+  for (const count of [6, 60]) {
+    const values = Array.from({ length: count }, (_, index) => `${2000 + count - index}-01-01`)
+    const app = await versionedApp(t, bundleOf(values), undefined)
+    await app.register(echoRoute)
+    await app.ready()
+    for (const [name, dates] of Object.entries(sent)) {
+      counted()
+      checks = 0
+      const response = await app.inject({ url: '/echo', headers: { 'x-api-version': dates.join(', ') } })
+      Date.prototype.setUTCFullYear = setUTCFullYear // eslint-disable-line no-extend-native
+      t.equal(response.statusCode, name === 'one' ? 200 : 400, `${count} versions, ${name}: ${response.body.slice(0, 80)}`)
+      counts[name].push(checks)
+    }
+  }
+  t.ok(counts.one[0] > 0, `the calendar is checked at all (${counts.one[0]}): the count measures picking`)
+  t.same(counts.one[1], counts.one[0], `one date: as many checks with 60 versions as with 6 (${counts.one.join(', ')})`)
+  // The 400's message reads the versions' names once (a check each), whatever the value.
+  t.ok(counts.repeated[1] - counts.repeated[0] <= 60 - 6, `200 dates: at most a check more per version added, not one per date and version (${counts.repeated.join(', ')})`)
+  t.ok(counts.repeated[1] <= 4 * 200, `a few checks a date sent (${counts.repeated[1]})`)
+})
+
 /** A bundle of `values` (with `previews` first, whose access refuses everything), for the classifier. */
 function refusalBundle (values: readonly string[], previews: readonly string[] = []): VersionBundle {
   return new VersionBundle(new HeadVersion(), ...previews.map((value) => new Version(value, { channel: 'preview', access: () => false })),
