@@ -58,7 +58,7 @@ export function addToShape (source: SchemaObject, shape: Shape, resolveRef: Reso
 }
 
 /** True when `shape` (or, for `key`, one of its patterns) declares the field `key`. */
-function declaredBy (shape: Shape, key: string): boolean {
+export function declaredBy (shape: Shape, key: string): boolean {
   if (shape.keys.has(key)) return true
   for (const pattern of shape.patterns) if (pattern.test(key)) return true
   return false

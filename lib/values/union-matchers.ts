@@ -5,7 +5,7 @@
  */
 import type { TSchema } from '@sinclair/typebox'
 import { isSchemaObject, type SchemaObject } from '../core/json-schema'
-import { childrenOf, MAX_WALK_DEPTH, type ResolveRef } from './shapes'
+import { addToShape, childrenOf, declaredBy, emptyShape, MAX_WALK_DEPTH, type ResolveRef } from './shapes'
 
 /** Tells whether a value plausibly belongs to one union member (compiled once per member schema). */
 export type Matcher = (value: unknown) => boolean
@@ -63,19 +63,60 @@ function compileMatcher (schema: TSchema, resolveRef?: ResolveRef, within: reado
   }
 }
 
+/** How far a value is from what one union member allows (0: it allows the value), by one of the things telling members apart. */
+type Misfit = (value: unknown) => number
+
 /**
  * The matchers of a union's members ({@link compileMatcher}), telling them apart also by the union's discriminator: a
  * property every object member allows a few values of (`const`, `enum`, a union of `const`s), such as `kind:
- * Type.Union([Type.Literal('person'), Type.Literal('trader')])` beside `kind: Type.Literal('company')`. A value that no
- * member's discriminator allows (one a later version added) is matched as it would be without one.
+ * Type.Union([Type.Literal('person'), Type.Literal('trader')])` beside `kind: Type.Literal('company')`; then by the
+ * fields of members closed by `additionalProperties: false` ({@link compileClosed}). Each keeps, of the members still
+ * chosen, those nearest to allowing the value: a tag or field no member allows (one a later version added) decides
+ * nothing, and the first member chosen wins.
  * @example `const chosen = compileMembers([Person, Company], resolveRef).findIndex((matches) => matches(body))`
  */
 export function compileMembers (members: readonly TSchema[], resolveRef?: ResolveRef): Matcher[] {
   const plain = members.map((member) => compileMatcher(member, resolveRef))
-  const allows = compileTags(members, resolveRef)
-  if (allows === undefined) return plain
-  const someAllows = (value: unknown): boolean => plain.some((matches, index) => matches(value) && allows[index](value))
-  return plain.map((matches, index) => (value) => matches(value) && (allows[index](value) || !someAllows(value)))
+  const tags = compileTags(members, resolveRef)?.map((allows): Misfit => (value) => allows(value) ? 0 : 1)
+  const levels = [tags, compileClosed(members, resolveRef)].filter((level) => level !== undefined)
+  if (levels.length === 0) return plain
+  /** The members chosen for `value`: the plausible ones, narrowed by each level to those of least misfit. */
+  const chosen = (value: unknown): boolean[] => {
+    let kept = plain.map((matches) => matches(value))
+    for (const misfits of levels) {
+      const scores = kept.map((keeps, index) => keeps ? misfits[index](value) : Infinity)
+      const least = Math.min(...scores)
+      kept = scores.map((score) => score === least && score !== Infinity)
+    }
+    return kept
+  }
+  // A plausible member every level allows is chosen without looking at the others (the common case).
+  return plain.map((matches, index) => (value) => matches(value) && (levels.every((misfits) => misfits[index](value) === 0) || chosen(value)[index]))
+}
+
+/**
+ * How many of a value's fields each member closed by `additionalProperties: false` (or `unevaluatedProperties: false`,
+ * through its `$ref` and with its `allOf` parts') does not declare (0 for any value of another member); undefined for a
+ * union with no closed member. The fields are read once, here.
+ * @example `compileClosed([Person, Business], resolveRef)?.[0]({ name: 'Acme', vatId: 'GB1' }) // 1`
+ */
+function compileClosed (members: readonly TSchema[], resolveRef: ResolveRef | undefined): Misfit[] | undefined {
+  const shapes = members.map((member) => {
+    const node = targetOf(member, resolveRef)
+    if (node?.additionalProperties !== false && node?.unevaluatedProperties !== false) return undefined
+    const shape = emptyShape()
+    addToShape(node, shape, resolveRef)
+    return shape.open ? undefined : shape
+  })
+  if (shapes.every((shape) => shape === undefined)) return undefined
+  return shapes.map((shape): Misfit => shape === undefined
+    ? () => 0
+    : (value) => {
+        if (!isSchemaObject(value)) return 0
+        let undeclared = 0
+        for (const key of Object.keys(value)) if (!declaredBy(shape, key)) undeclared++
+        return undeclared
+      })
 }
 
 /**
@@ -94,12 +135,8 @@ export function compileTags (members: readonly TSchema[], resolveRef?: ResolveRe
 
 /** The properties of an object member (after its `$ref`s, with its `allOf` parts') allowing a few values, with those values; undefined for a member declaring no properties. */
 function fewValuedProperties (member: TSchema, resolveRef: ResolveRef | undefined): Map<string, unknown[]> | undefined {
-  let node = member as SchemaObject
-  for (let depth = 0; typeof node.$ref === 'string' && depth < MAX_WALK_DEPTH; depth++) {
-    const target = resolveRef?.(node.$ref)
-    if (target === undefined) return undefined
-    node = target as SchemaObject
-  }
+  const node = targetOf(member, resolveRef)
+  if (node === undefined) return undefined
   const { properties, allOf } = childrenOf(node)
   const all = [...properties, ...allOf.flatMap((part) => childrenOf(part as SchemaObject).properties)]
   if (all.length === 0) return undefined
@@ -109,6 +146,17 @@ function fewValuedProperties (member: TSchema, resolveRef: ResolveRef | undefine
     if (values !== undefined) found.set(key, values)
   }
   return found
+}
+
+/** The schema `member` names through its `$ref`s (itself without one); undefined when one is unknown. */
+function targetOf (member: TSchema, resolveRef: ResolveRef | undefined): SchemaObject | undefined {
+  let node = member as SchemaObject
+  for (let depth = 0; typeof node.$ref === 'string' && depth < MAX_WALK_DEPTH; depth++) {
+    const target = resolveRef?.(node.$ref)
+    if (target === undefined) return undefined
+    node = target as SchemaObject
+  }
+  return node
 }
 
 /** The values a schema allows when they are a few listed ones: its `const`, its `enum`, or those of a union of them. */

@@ -9,13 +9,13 @@ import {
   type RequestInfo, type ResponseInfo, type VersionChangeClass
 } from '../../plugin'
 import { verify, type VerifyFindings } from '../../tools'
-import { versionedApp, type Teardown } from './apps'
+import { versionedApp, type AppOptions, type Teardown } from './apps'
 
 /** A ready app whose only version change is `change` (2001-01-01, over 2000-01-01), serving `routes`. */
-export async function appWith (t: Teardown, change: VersionChangeClass, routes: (api: FastifyInstance) => void): Promise<FastifyInstance> {
+export async function appWith (t: Teardown, change: VersionChangeClass, routes: (api: FastifyInstance) => void, options?: AppOptions): Promise<FastifyInstance> {
   const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', change), new Version('2000-01-01')), async (api) => {
     routes(api as unknown as FastifyInstance)
-  })
+  }, options)
   await app.ready()
   return app
 }
