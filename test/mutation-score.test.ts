@@ -69,9 +69,16 @@ import { measureCorpus, measureOne, mutantsFolder, mutantTypeErrors, scoreOf, sc
 // customers read as tombstones, a full page read as more, a payment key of an absent header, a converter bound to a
 // union, a 400 mapped back too widely, explicit nulls, a deprecation on the wrong version, an old type without its
 // minimum): 76.1 % (131 of 172: 76.16 %; the 160 still 122, the 12 new 9), asserted rounded down.
+// It grew an eleventh time by 12 written blind over both apps (decision 0283: a total formatted with the locale's
+// grouping and read back with parseFloat, a shared constant a later converter rewrites, list items mapped without a
+// return, an error converter keeping HEAD's status, lines left out of searches, a deleted user's 410, defaults spread
+// over the client's values, a response header renamed the wrong way round, a deprecation written on the older
+// versions, an event time made ISO without its old type, idempotency keys expired by seconds against milliseconds, a
+// read cached by URL for every version): 75.5 % (139 of 184: 75.54 %; the 172 still 131, the 12 new 8), asserted
+// rounded down.
 // Raise it as the tools learn; the goal is 95 %. Never lower it to let a mistake through: fix the tool, or say in the
 // docs what it misses (a corpus grown blind measures the proof anew: that is not lowering it).
-const THRESHOLD = 76.1
+const THRESHOLD = 75.5
 // With the example's recorded traffic replayed (examples/traffic.ts, recorded once from each correct app) through the
 // converters and, since decision 0234, the handlers of fresh apps of the mutant, as a team replays its own in CI: 98 % (48 of 49), then 96.8 % (61 of 63) once the corpus grew: recorded exchanges hold no
 // webhook; then 90.8 % (69 of 76): recorded exchanges hold no PUT that leaves a field out, nor a list longer than
@@ -113,8 +120,10 @@ const THRESHOLD = 76.1
 // 87.7 % (151 of 172: 87.79 %) once the corpus grew blind a tenth time (decision 0213: the replay catches none of its
 // 3 misses), asserted rounded down; 88.3 % (152 of 172: 88.37 %) once replay --handlers reported a millisecond time
 // multiplied by 1000 again where seconds were recorded (the time helper called the wrong way), asserted rounded down.
+// 87.5 % (161 of 184) once the corpus grew blind an eleventh time (decision 0283: replay --handlers catches 1 of its 4
+// misses, a user read cached by URL and answered to another version), exact.
 // The same rule: raised as the tools learn, never lowered.
-const WITH_TRAFFIC = 88.3
+const WITH_TRAFFIC = 87.5
 // With the example's own tests that run its handlers (test/helpers/example-tests.ts: replaceFromEveryVersion on a
 // customer it stores, readWebhookDelivery on each invoice.paid it sends), as a team's suite runs them in CI: the
 // mistakes only a handler shows (keeps declared and not kept, PUT made a merge, a webhook sent as HEAD builds it).
@@ -139,8 +148,10 @@ const WITH_TRAFFIC = 88.3
 // (decision 0196), asserted rounded down. The traffic figure above counts them too.
 // 78.4 % (135 of 172: 78.49 %) once the corpus grew blind a tenth time (decision 0213: they catch none of its 3
 // misses), asserted rounded down.
+// 77.7 % (143 of 184: 77.72 %) once the corpus grew blind an eleventh time (decision 0283: they catch none of its 4
+// misses), asserted rounded down.
 // The same rule.
-const WITH_HANDLERS = 78.4
+const WITH_HANDLERS = 77.7
 // verify's examples per route, version, direction and part: fewer than the command's 200, for speed (the same score
 // at 20 and at 200 when this was measured).
 const EXAMPLES = 20
