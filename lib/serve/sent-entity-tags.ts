@@ -33,25 +33,34 @@ export function retagging (reply: FastifyReply, sent: unknown, done: SendDone): 
 
 /**
  * Once the request's version is known: when it carries `If-None-Match` and its send hook may convert (JSON text, error
- * bodies, by-path converters), `reply.send` takes the header out of the request before the `onSend` hooks run; the
- * handler and every earlier hook read it as sent. Nothing else per request: a header read.
+ * bodies, by-path converters), `reply.send` takes the header out of the request before the `onSend` hooks run, and
+ * the route's error handler (`now`, after the `onError` hooks) for an error; the handler and every earlier hook read it
+ * as sent (decision 0282). Nothing else per request: a header read.
  * @example `state.behaviour = behaviour; holdNoneMatch(request, reply, state)`
  */
-export function holdNoneMatch (request: FastifyRequest, reply: FastifyReply, state: RequestState): void {
-  if (request.headers['if-none-match'] === undefined || state.noneMatch !== undefined) return
+export function holdNoneMatch (request: FastifyRequest, reply: FastifyReply, state: RequestState, now = false): void {
+  if (request.headers['if-none-match'] === undefined) return
   const behaviour = state.behaviour
   if (behaviour === null || !(behaviour.textWork || behaviour.errorWork || behaviour.rawSteps.length > 0)) return
-  state.noneMatch = null
-  const send = reply.send
-  reply.send = function heldSend (this: FastifyReply, payload?: unknown) {
-    const headers = request.raw.headers
-    const value = headers['if-none-match']
-    if (value !== undefined) {
-      state.noneMatch = value
-      delete headers['if-none-match']
+  if (state.noneMatch === undefined) {
+    state.noneMatch = null
+    const send = reply.send
+    // An error goes to the onError hooks first, which read the header; the error handler takes it out.
+    reply.send = function heldSend (this: FastifyReply, payload?: unknown) {
+      if (!(payload instanceof Error)) takeOut(request, state)
+      return send.call(this, payload)
     }
-    return send.call(this, payload)
   }
+  if (now) takeOut(request, state)
+}
+
+/** Takes a request's `If-None-Match` out of it, into its state. */
+function takeOut (request: FastifyRequest, state: RequestState): void {
+  const headers = request.raw.headers
+  const value = headers['if-none-match']
+  if (value === undefined) return
+  state.noneMatch = value
+  delete headers['if-none-match']
 }
 
 /**
