@@ -14,6 +14,7 @@ import { resolveVersion, type PickedVersion, type Resolving, type VersionPickerO
 import { releasedNow } from './release-clock'
 import { failsHeadAfterMigration } from './head-validation'
 import { isError } from './step-runner'
+import { holdNoneMatch } from './sent-entity-tags'
 
 /** What is wrong with a value the released versions do not serve. */
 type Refusal =
@@ -238,6 +239,8 @@ export function createMigrationErrorHandler (
   return function versionerErrorHandler (this: FastifyInstance, error, request, reply) {
     earlyVersion(request, reply)
     const state = requestState(request)
+    // If-None-Match is held back from the onSend hooks, also on an error raised before the request hook knew the version.
+    if (state !== null) holdNoneMatch(request, reply, state, true)
     // The error replaces any payload the preSerialization hook converted: the onSend hook converts the error's.
     if (state !== null) state.converted = false
     // Answered while a converter's promise is pending (handlerTimeout's 503): as a failed converter's, the answer passes

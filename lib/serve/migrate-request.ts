@@ -20,6 +20,7 @@ import { pickerFailure, pickVersion, versionPickedBeforeRouting } from './pick-v
 import type { HeadRoute, VersionerState } from '../routes/versioner-state'
 import { publishServed, servedChannel, type HeadRouteOf, type ServedRouteFacts } from './usage-events'
 import { brownoutOf, createGoneCheck } from './gone-versions'
+import { holdNoneMatch } from './sent-entity-tags'
 
 /** What the request hook of one registered route needs. */
 interface RequestHookRoute extends ServedRouteFacts {
@@ -89,6 +90,7 @@ class RequestMigration {
     // Content-Type header: request.mediaType is Fastify 5.9's).
     const plan = requestPlanOf(behaviour, request.headers['content-type'])
     state.behaviour = behaviour
+    holdNoneMatch(request, reply, state)
     if (plan.deprecations !== undefined) sendFieldDeprecations(request, reply, plan.deprecations, state, options)
     if (servedChannel.hasSubscribers) publishServed(request, { version, behaviour }, route, options)
     if (options.location === 'path') delete (request.params as Record<string, unknown>)[options.parameterName]

@@ -19,7 +19,7 @@ import { processWarning } from '../core/warnings'
 import { ConverterFailedError, UnconvertibleResponseError } from '../core/errors'
 import { describeUnexpressible, unexpressibleValue } from '../routes/value-guards'
 import { copyAsWritten } from '../values/written-values'
-import { retagging } from '../core/entity-tags'
+import { answerHeldNoneMatch, retagging } from './sent-entity-tags'
 
 /** True when some of `steps` would convert the body of a response of `status` (asked only for streams and buffers). */
 function needsBody (steps: readonly ConverterStep[], status: number): boolean {
@@ -145,7 +145,8 @@ export function createSendHook (
     warned.add(once)
     processWarning.FSTVRS001(String(status), behaviour.version)
   }
-  return function versionerSendHook (request, reply, sent, done) {
+  return function versionerSendHook (request, reply, sent, hookDone) {
+    const done = answerHeldNoneMatch(request, reply, requestState(request), hookDone)
     // An error sent before the request hook ran (an onRequest hook's `reply.code(401).send(...)`) is the version's, as a thrown one is.
     if (reply.statusCode >= 300 && (requestState(request)?.behaviour ?? null) === null) earlyVersion(request, reply)
     const state = requestState(request)
@@ -178,7 +179,7 @@ export function createSendHook (
       // A text payload is the body of by-path converters; streams and buffers are on `raw` alone.
       const text = typeof payload === 'string' ? payload : undefined
       const info = new VersionedResponseInfo(reply, text, payload)
-      const sent = afterAwaiting(reply, retagging(request, reply, payload, done))
+      const sent = afterAwaiting(reply, retagging(reply, payload, done))
       runSteps(behaviour.rawSteps, info, text, { method: request.method, reply, state }, (converterFailure, body) => {
         const failure = failureAfterWriteBack(info, converterFailure)
         if (failure !== undefined) {
@@ -217,7 +218,7 @@ export function createSendHook (
       if (payload !== '') warnIfUnconverted(behaviour, status, reply)
       return done(null, payload)
     }
-    convertBody({ request, reply, state, behaviour, route, keyHolds: true }, body, payload, afterAwaiting(reply, retagging(request, reply, payload, done)))
+    convertBody({ request, reply, state, behaviour, route, keyHolds: true }, body, payload, afterAwaiting(reply, retagging(reply, payload, done)))
   }
 }
 

@@ -39,6 +39,8 @@ export interface RequestState {
   pinned: boolean
   /** How many of its holds on the bundle's version storage are left (its `close`, its `onSend`): see {@link holdStorage}. */
   storageHolds: number
+  /** Its `If-None-Match` while held back from the application's `onSend` hooks; `null` once `reply.send` holds it (./conditional-requests.ts). */
+  noneMatch: string | null | undefined
 }
 
 type WithState = FastifyRequest & { [kRequestState]: RequestState | null }
@@ -50,7 +52,7 @@ export function requestState (request: FastifyRequest): RequestState | null {
 
 /** Starts the state of a request whose version was just picked. */
 export function startRequestState (request: FastifyRequest, picked: PickedVersion): RequestState {
-  const state: RequestState = { picked, behaviour: null, migrated: false, converterFailed: false, converting: false, responseRefused: false, converted: false, versionSerializer: false, fieldDeprecations: null, pinned: false, storageHolds: 0 }
+  const state: RequestState = { picked, behaviour: null, migrated: false, converterFailed: false, converting: false, responseRefused: false, converted: false, versionSerializer: false, fieldDeprecations: null, pinned: false, storageHolds: 0, noneMatch: undefined }
   ;(request as WithState)[kRequestState] = state
   return state
 }
