@@ -15,7 +15,7 @@ import type { Version } from '../describe/version'
 import type { JsonSchema } from '../values/examples'
 import type { FormatPatterns } from '../values/string-examples'
 import { patternOf } from '../values/string-examples'
-import { declaringModuleText } from './declaring-module'
+import { declaringModuleTexts } from './declaring-module'
 
 /** A decorated method (or any function) of a version change class. */
 type Method = (...args: never[]) => unknown
@@ -139,9 +139,10 @@ export interface LiteralEnvironment {
  */
 export function converterLiterals (versions: readonly Version[]): (steps: readonly ConverterStep[]) => string[] {
   const methods = new Map<string, { readonly method: Method, readonly module: string | undefined }>()
+  const modules = declaringModuleTexts(versions.flatMap((version) => version.changes))
   for (const version of versions) {
     for (const change of version.changes) {
-      const module = declaringModuleText(change)
+      const module = modules.get(change)
       for (const owner of [change as unknown as Record<string, unknown>, change.prototype as Record<string, unknown>]) {
         for (const key of Object.getOwnPropertyNames(owner)) {
           const method = Object.getOwnPropertyDescriptor(owner, key)?.value as unknown

@@ -31,37 +31,59 @@ function textOf (file: string): string | undefined {
   }
 }
 
-/** True when `exported` (a module's `module.exports`) is `declared` or holds it as a data property (no getter run). */
-function holds (exported: unknown, declared: unknown): boolean {
-  if (exported === declared) return true
-  if ((typeof exported !== 'object' && typeof exported !== 'function') || exported === null) return false
-  // Key by key, stopping at the first: every loaded module is asked once per version change (TypeScript's exports alone
-  // hold 2,244 keys), and all of a module's descriptors at once cost verify about 5 times as much.
-  for (const key of Object.getOwnPropertyNames(exported)) {
-    const descriptor = Object.getOwnPropertyDescriptor(exported, key)
-    if (descriptor !== undefined && 'value' in descriptor && descriptor.value === declared) return true
+/** A version change's class, as `verify` reads it. */
+type Declared = abstract new (...args: never[]) => unknown
+
+/**
+ * Which of `wanted` `exported` (a module's `module.exports`) is or holds as a data property (no getter run), in
+ * `into`, each found class's list of files given `file`.
+ */
+function collectHeld (exported: unknown, wanted: ReadonlySet<unknown>, file: string, into: Map<unknown, string[]>): void {
+  const found = new Set<unknown>()
+  if (wanted.has(exported)) found.add(exported)
+  if ((typeof exported === 'object' || typeof exported === 'function') && exported !== null) {
+    // Key by key: every loaded module is asked once per call (TypeScript's exports alone hold 2,244 keys), and all of
+    // a module's descriptors at once cost verify about 5 times as much.
+    for (const key of Object.getOwnPropertyNames(exported)) {
+      const descriptor = Object.getOwnPropertyDescriptor(exported, key)
+      if (descriptor !== undefined && 'value' in descriptor && wanted.has(descriptor.value)) found.add(descriptor.value)
+    }
   }
-  return false
+  for (const declared of found) into.get(declared)?.push(file)
 }
 
 /**
- * The text of the file of the loaded module that declares the class `declared` (see the module's comment), or
- * `undefined` when no loaded CommonJS module does.
+ * The text of the file of the loaded module that declares each class of `classes` (see the module's comment), or
+ * `undefined` when no loaded CommonJS module does. The loaded modules are looked through once for all of them.
  * @example
  * ```ts
- * declaringModuleText(AmountsInCents) // the text of examples/billing/versions/amounts-in-cents.ts
+ * declaringModuleTexts([AmountsInCents]).get(AmountsInCents) // the text of examples/billing/versions/amounts-in-cents.ts
  * ```
  */
-export function declaringModuleText (declared: abstract new (...args: never[]) => unknown): string | undefined {
-  const name = declared.name
-  if (!/^[\p{L}_$][\p{L}\p{N}_$]*$/u.test(name)) return undefined
-  const declares = new RegExp(`\\bclass\\s+${name.replaceAll('$', '\\$')}(?![\\p{L}\\p{N}_$])`, 'u')
+export function declaringModuleTexts (classes: readonly Declared[]): Map<Declared, string | undefined> {
+  const texts = new Map<Declared, string | undefined>(classes.map((declared) => [declared, undefined]))
+  const named = [...texts.keys()].filter((declared) => /^[\p{L}_$][\p{L}\p{N}_$]*$/u.test(declared.name))
+  if (named.length === 0) return texts
   const modules = Object.values(require.cache).filter((module) => module !== undefined)
-  const exporting = modules.filter((module) => holds(module.exports, declared)).map((module) => module.filename)
+  const exporting = new Map<unknown, string[]>(named.map((declared) => [declared, []]))
+  const wanted = new Set<unknown>(named)
+  for (const module of modules) collectHeld(module.exports, wanted, module.filename, exporting)
   const others = modules.map((module) => module.filename).filter((file) => !file.includes(`${sep}node_modules${sep}`))
-  for (const file of [...exporting, ...others]) {
-    const text = textOf(file)
-    if (text !== undefined && declares.test(text)) return text
+  // Each file's text once for this call: nothing is loaded between the classes.
+  const read = new Map<string, string | undefined>()
+  const readOnce = (file: string): string | undefined => {
+    if (!read.has(file)) read.set(file, textOf(file))
+    return read.get(file)
   }
-  return undefined
+  for (const declared of named) {
+    const declares = new RegExp(`\\bclass\\s+${declared.name.replaceAll('$', '\\$')}(?![\\p{L}\\p{N}_$])`, 'u')
+    for (const file of [...exporting.get(declared) ?? [], ...others]) {
+      const text = readOnce(file)
+      if (text !== undefined && declares.test(text)) {
+        texts.set(declared, text)
+        break
+      }
+    }
+  }
+  return texts
 }

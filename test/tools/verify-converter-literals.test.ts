@@ -10,9 +10,12 @@ import {
 } from '../../plugin'
 import { verify } from '../../tools'
 import { tokensOf } from '../../lib/tools/converter-literals'
-import { declaringModuleText } from '../../lib/tools/declaring-module'
+import { declaringModuleTexts } from '../../lib/tools/declaring-module'
 import { generateExamples } from '../../lib/tools/example-generation'
 import { appWith, summary } from '../helpers/verify-apps'
+
+/** The text of the module declaring `declared`, asked alone. */
+const declaringModuleText = (declared: VersionChangeClass | typeof HeadVersion): string | undefined => declaringModuleTexts([declared]).get(declared)
 
 const AccountCreate = Type.Object({ plan: Type.String({ maxLength: 20 }), quota: Type.Number({ minimum: 0, description: 'In thousandths.' }) }, { $id: 'AccountCreate' })
 
@@ -150,6 +153,10 @@ test('a class no loaded CommonJS module declares (an ES module, a bundle, code b
   t.equal(declaringModuleText(built), undefined)
   const anonymous = (() => class extends VersionChange { description = ''; instructionsToMigrateToPreviousVersion = [] })()
   t.equal(declaringModuleText(anonymous), undefined, 'no name to look for')
+  class DeclaredHere extends VersionChange { description = ''; instructionsToMigrateToPreviousVersion = [] }
+  const together = declaringModuleTexts([built, DeclaredHere, anonymous, HeadVersion])
+  t.same([...together.values()], [undefined, readFileSync(__filename, 'utf8'), undefined, readFileSync(require.resolve('../../lib/describe/version'), 'utf8')],
+    'asked together, each class gets the text it gets alone, in the order asked')
 })
 
 /** The plans a quota is counted in units for (a module's enum: its members' values are in no converter's text). */
