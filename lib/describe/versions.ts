@@ -8,7 +8,7 @@ import { versionDate } from '../core/iso-date'
 import { describeValue, idSafe } from '../core/json-schema'
 import { kBundleInternals } from '../core/symbols'
 import { ANOTHER_COPY, ofAnotherCopy } from '../core/other-copies'
-import { bindVersionChange, versionBinding } from './version-change'
+import { bindVersionChange, changeBindings } from './version-change'
 import { readVersionChange, type VersionChangeClass, type VersionChangeDescriptor } from './version-change-reader'
 import { HeadVersion, Version, type VersionLifecycle } from './version'
 import { checkReleaseOrder } from './release-dates'
@@ -241,10 +241,7 @@ export class VersionBundle implements Iterable<Version> {
 
     // Bind only once the whole structure is known to be valid.
     for (const cls of head.changes) bindVersionChange(cls, 'head')
-    for (const version of versions) {
-      const binding = versionBinding(version, storage, values, valuesAreDates)
-      for (const cls of version.changes) bindVersionChange(cls, binding)
-    }
+    for (const [cls, binding] of changeBindings(versions, storage, values, valuesAreDates)) bindVersionChange(cls, binding)
 
     this.headVersion = head
     this.versions = Object.freeze(versions)
