@@ -157,7 +157,7 @@ function makeDecorator<Info> (declaration: Declaration): ConverterDecorator<Info
           "decorators without decorator metadata (TypeScript before 5.2, Babel's or SWC's 2022-03 decorators); use TypeScript 5.2 or later, " +
           "or experimentalDecorators; under Babel, its decorators plugin's `version: '2023-11'` (or `legacy: true`).")
       }
-      if (!Object.prototype.hasOwnProperty.call(metadata, kConverters)) metadata[kConverters] = []
+      if (!Object.hasOwn(metadata, kConverters)) metadata[kConverters] = []
       ;(metadata[kConverters] as ConverterEntry[]).push({ ...declaration, methodName: context.name, isStatic: context.static })
       return
     }
@@ -245,12 +245,8 @@ export function ConvertResponseToPreviousVersionFor (...args: unknown[]): Conver
 export function readConverters (cls: abstract new () => unknown): ConverterEntry[] {
   const legacy = (Reflect.getOwnMetadata(kConverters, cls) ?? []) as ConverterEntry[]
   const metadataKey = (Symbol as unknown as { metadata: symbol }).metadata
-  const metadata = Object.prototype.hasOwnProperty.call(cls, metadataKey)
-    ? (cls as unknown as Record<symbol, Record<symbol, unknown> | undefined>)[metadataKey]
-    : undefined
-  const standard = metadata !== undefined && Object.prototype.hasOwnProperty.call(metadata, kConverters)
-    ? metadata[kConverters] as ConverterEntry[]
-    : []
+  const metadata = Object.hasOwn(cls, metadataKey) ? (cls as unknown as Record<symbol, Record<symbol, unknown> | undefined>)[metadataKey] : undefined
+  const standard = metadata !== undefined && Object.hasOwn(metadata, kConverters) ? metadata[kConverters] as ConverterEntry[] : []
   if (hasKeyOfAnotherCopy([...Reflect.getOwnMetadataKeys(cls), ...Object.getOwnPropertySymbols(metadata ?? {})], kConverters)) {
     throw new VersionerStructureError(`Version change '${cls.name}': its converters are decorated with the decorators ${ANOTHER_COPY}.`)
   }

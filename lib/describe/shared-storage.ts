@@ -4,7 +4,7 @@
  * @module
  */
 import { VersionerStructureError } from '../core/errors'
-import { appliedIn, versionBinding, type VersionChangeBinding } from './version-change'
+import { appliedIn, changeBindings, type VersionChangeBinding } from './version-change'
 import type { VersionBundle } from './versions'
 
 /** A bundle served by an API of the application, and the API's name (its `apiName`). */
@@ -14,13 +14,8 @@ export interface ServedBundle {
 }
 
 /** Where each version change class of a bundle stands (HEAD's are bound to no version: `isApplied` never reads them). */
-function placesOf (bundle: VersionBundle): Map<unknown, VersionChangeBinding> {
-  const places = new Map<unknown, VersionChangeBinding>()
-  for (const version of bundle.versions) {
-    const binding = versionBinding(version, bundle.apiVersionStorage, bundle.versionValues, bundle.valuesAreDates)
-    for (const cls of version.changes) places.set(cls, binding)
-  }
-  return places
+function placesOf (bundle: VersionBundle): Map<object, VersionChangeBinding> {
+  return changeBindings(bundle.versions, bundle.apiVersionStorage, bundle.versionValues, bundle.valuesAreDates)
 }
 
 /** The first change `holder` holds that answers a version of `served` otherwise than `served` does, as a message. */

@@ -68,13 +68,19 @@ export function bindVersionChange (cls: object, binding: VersionChangeBinding | 
 }
 
 /**
- * The binding of the changes of a version of a bundle (`order`, its version values newest first): a preview's change is
+ * The binding of each change class of a bundle's versions (`order`, their values newest first): a preview's change is
  * applied in the preview only, never in a date between versions.
  */
-export function versionBinding (
-  version: { readonly value: string, readonly channel: string }, storage: AsyncLocalStorage<string | undefined>, order: readonly string[], dates: boolean
-): VersionChangeBinding {
-  return { version: version.value, storage: new WeakRef(storage), order, dates: dates && version.channel === 'release' }
+export function changeBindings (
+  versions: ReadonlyArray<{ readonly value: string, readonly channel: string, readonly changes: readonly object[] }>,
+  storage: AsyncLocalStorage<string | undefined>, order: readonly string[], dates: boolean
+): Map<object, VersionChangeBinding> {
+  const places = new Map<object, VersionChangeBinding>()
+  for (const version of versions) {
+    const binding = { version: version.value, storage: new WeakRef(storage), order, dates: dates && version.channel === 'release' }
+    for (const cls of version.changes) places.set(cls, binding)
+  }
+  return places
 }
 
 /** Whether the version `current` (of the binding's bundle) includes the change. */

@@ -8,7 +8,7 @@ import { versionDate } from '../core/iso-date'
 import { describeValue, idSafe } from '../core/json-schema'
 import { kBundleInternals } from '../core/symbols'
 import { ANOTHER_COPY, ofAnotherCopy } from '../core/other-copies'
-import { bindVersionChange, versionBinding } from './version-change'
+import { bindVersionChange, changeBindings } from './version-change'
 import { readVersionChange, type VersionChangeClass, type VersionChangeDescriptor } from './version-change-reader'
 import { HeadVersion, Version, type VersionLifecycle } from './version'
 import { checkReleaseOrder } from './release-dates'
@@ -151,16 +151,11 @@ function checkValues (versions: readonly Version[]): { values: string[], release
   const dates = values.map(versionDate)
   const valuesAreDates = dates.every((date) => date !== undefined)
   if (valuesAreDates) {
-    const byDate = new Map<string, string>()
-    values.forEach((value, index) => {
-      const date = dates[index] as string
-      const other = byDate.get(date)
-      if (other !== undefined) {
-        throw new VersionerStructureError(`Versions '${other}' and '${value}' have the same date ${date}: date versions are ordered and ` +
-          'waterfalled by their date, so each date may name one version only.')
-      }
-      byDate.set(date, value)
-    })
+    const twice = dates.findIndex((date, index) => dates.indexOf(date) !== index)
+    if (twice !== -1) {
+      throw new VersionerStructureError(`Versions '${values[dates.indexOf(dates[twice])]}' and '${values[twice]}' have the same date ${dates[twice]}: ` +
+        'date versions are ordered and waterfalled by their date, so each date may name one version only.')
+    }
     const sorted = values.map((value, index) => [dates[index] as string, value] as const).sort(([a], [b]) => (a < b ? 1 : a > b ? -1 : 0)).map(([, value]) => value)
     if (sorted.some((value, index) => value !== values[index])) {
       throw new VersionerStructureError(`Versions are not sorted correctly: got ${values.join(', ')}. Sort them newest first: ${sorted.join(', ')}.`)
@@ -248,10 +243,7 @@ export class VersionBundle implements Iterable<Version> {
 
     // Bind only once the whole structure is known to be valid.
     for (const cls of head.changes) bindVersionChange(cls, 'head')
-    for (const version of versions) {
-      const binding = versionBinding(version, storage, values, valuesAreDates)
-      for (const cls of version.changes) bindVersionChange(cls, binding)
-    }
+    for (const [cls, binding] of changeBindings(versions, storage, values, valuesAreDates)) bindVersionChange(cls, binding)
 
     this.headVersion = head
     this.versions = Object.freeze(versions)

@@ -225,7 +225,7 @@ class ChangelogModels {
     const own = nameOf(generation.formAt(canonical, level))
     if (own !== undefined) names.add(componentName(own, generation))
     for (const schema of this.named) {
-      const derived = inherited && this.isDescendant(schema, canonical) && (field === undefined || !this.overrides(schema, canonical, field))
+      const derived = inherited && this.inherits(schema, canonical, field)
       if (derived || (schema !== canonical && this.state.planner.targets.collectorFor(schema, canonical, level) !== null)) {
         const id = nameOf(generation.formAt(schema, level))
         if (id !== undefined) names.add(componentName(id, generation))
@@ -249,19 +249,14 @@ class ChangelogModels {
     return properties?.[field]
   }
 
-  /** True when `schema` was made with `extendSchema` from `ancestor` (directly or not). */
-  private isDescendant (schema: TSchema, ancestor: TSchema): boolean {
+  /**
+   * True when `schema` was made with `extendSchema` from `ancestor` (directly or not) and, for a `field`, no schema of
+   * the chain down to `ancestor` declares that field itself.
+   */
+  private inherits (schema: TSchema, ancestor: TSchema, field: string | undefined): boolean {
     for (let info = childSchemaInfo(schema); info !== undefined; info = childSchemaInfo(info.parent)) {
+      if (field !== undefined && info.ownKeys.has(field)) return false
       if (this.state.generation.canonical(info.parent) === ancestor) return true
-    }
-    return false
-  }
-
-  /** True when `schema` (made with `extendSchema` from `ancestor`) declares `field` itself somewhere down its chain. */
-  private overrides (schema: TSchema, ancestor: TSchema, field: string): boolean {
-    for (let current = schema, info = childSchemaInfo(schema); info !== undefined; current = info.parent, info = childSchemaInfo(current)) {
-      if (info.ownKeys.has(field)) return true
-      if (this.state.generation.canonical(info.parent) === ancestor) return false
     }
     return false
   }

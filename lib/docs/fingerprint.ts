@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto'
 import { NotReadyError } from '../core/errors'
 import type { VersionerState } from '../routes/versioner-state'
 import { UNVERSIONED, type OpenApiDocuments } from './openapi-documents'
-import { sortedKeys } from './document-order'
+import { inNameOrder, sortedKeys } from './document-order'
 
 /** A value with every object's keys sorted (arrays keep their order: it is meaningful in JSON Schema). */
 function canonical (value: unknown): unknown {
@@ -33,8 +33,8 @@ export function fingerprintOf (documents: Iterable<readonly [name: string, docum
     if (typeof document !== 'object' || document === null) return [name, document]
     const { servers: _servers, ...rest } = document as Record<string, unknown>
     return [keyOf(document, name), canonical(rest)]
-  }).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-  return createHash('sha256').update(JSON.stringify(entries)).digest('hex')
+  })
+  return createHash('sha256').update(JSON.stringify(inNameOrder(entries, ([key]) => key))).digest('hex')
 }
 
 /**

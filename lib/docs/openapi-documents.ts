@@ -37,7 +37,7 @@ export const UNVERSIONED = 'unversioned'
  * The document key a requested value names: `unversioned`, a preview in `previews` named exactly, or the release the
  * API serves the value as; else the value itself, so that the 404 names what was asked.
  */
-export function documentKey (value: string, options: Pick<DocsVersionOptions, 'versions' | 'format'>, previews: readonly string[] = []): string {
+export function documentKey (value: string, options: Pick<DocsVersionOptions, 'versions' | 'format'>, previews: readonly string[]): string {
   if (value === UNVERSIONED || previews.includes(value)) return value
   const picked = resolveVersion(value, options)
   return picked.ok ? picked.version : value

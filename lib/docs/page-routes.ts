@@ -67,9 +67,10 @@ export function privateForPreviewChannel (request: FastifyRequest, reply: Fastif
   return true
 }
 
-/** The preview versions a documentation request shows: with `?channel=preview`, those whose `access` allows it. */
-export async function previewsAsked (request: FastifyRequest, reply: FastifyReply, options: DocsVersionOptions): Promise<string[]> {
-  return privateForPreviewChannel(request, reply) ? await allowedPreviews(request, options) : []
+/** What a documentation request is shown: with `?channel=preview`, the previews whose `access` allows it; the releases served now. */
+export async function askedVersions (request: FastifyRequest, reply: FastifyReply, options: DocsVersionOptions): Promise<{ previewChannel: boolean, previews: string[], released: readonly string[] }> {
+  const previewChannel = privateForPreviewChannel(request, reply)
+  return { previewChannel, previews: previewChannel ? await allowedPreviews(request, options) : [], released: releasedNow(options).values }
 }
 
 type Render = (context: PageContext, list: VersionEntry[], current: VersionEntry) => string
@@ -123,9 +124,7 @@ export function registerPages (
     const rendered = new Map<string, SentText>()
     let renderedFor: readonly string[] | undefined
     fastify.get(url, { ...docs.uiHooks, schemaErrorFormatter, schema: { hide: true, querystring: VersionQuery } }, async (request, reply) => {
-      const previewChannel = privateForPreviewChannel(request, reply)
-      const previews = previewChannel ? await allowedPreviews(request, options) : []
-      const released = releasedNow(options).values
+      const { previewChannel, previews, released } = await askedVersions(request, reply, options)
       if (released !== renderedFor) {
         rendered.clear()
         renderedFor = released
@@ -224,10 +223,8 @@ function registerUpgradeGuide (
   let builtFor: readonly string[] | undefined
   const schemaErrorFormatter = queryErrors(fastify, () => rangeAccepted(releasedNow(options).values))
   fastify.get(at.url, { ...hooks, schemaErrorFormatter, schema: { hide: true, querystring: UpgradeQuery } }, async (request: FastifyRequest, reply: FastifyReply) => {
-    const previewChannel = privateForPreviewChannel(request, reply)
-    const previews = previewChannel ? await allowedPreviews(request, options) : []
+    const { previewChannel, previews, released } = await askedVersions(request, reply, options)
     const query = request.query as { from?: string, to?: string, format?: string }
-    const released = releasedNow(options).values
     if (released !== builtFor) {
       built.clear()
       builtFor = released

@@ -52,23 +52,17 @@ export interface PageContext {
 }
 
 /** The address of the upgrade guide between two versions (asking for `channel=preview` when `channel` says so). */
-export function upgradeUrl (base: string, from: string, to: string, channel?: 'preview'): string {
+function upgradeUrl (base: string, from: string, to: string, channel?: 'preview'): string {
   return `${base}?from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}${channel === 'preview' ? '&channel=preview' : ''}`
 }
 
-/** The page listing every version, keeping the channel the current page was asked with. */
-function listUrl (context: PageContext): string | null {
-  return context.docsUrl === null || context.channel !== 'preview' ? context.docsUrl : `${context.docsUrl}?channel=preview`
-}
-
-/** The "All versions" link (`''` without the docs page). */
-function allVersions (context: PageContext): string {
-  const url = listUrl(context)
-  return url === null ? '' : `<a href="${escapeHtml(url)}">All versions</a>`
+/** The "All versions" link, keeping the channel the page was asked with (`''` without the docs page). */
+function allVersions ({ docsUrl, channel }: PageContext): string {
+  return docsUrl === null ? '' : `<a href="${escapeHtml(channel === 'preview' ? `${docsUrl}?channel=preview` : docsUrl)}">All versions</a>`
 }
 
 /** The start of a page, up to `</head>`. No inline script or style: the pages work under a strict Content-Security-Policy. */
-export function head (context: PageContext, title: string, extra = ''): string {
+function head (context: PageContext, title: string, extra = ''): string {
   return '<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">' +
     '<meta name="robots" content="noindex">' +
     `<title>${escapeHtml(title)}</title>${context.faviconUrl === null ? '' : `<link rel="icon" href="${escapeHtml(context.faviconUrl)}">`}` +

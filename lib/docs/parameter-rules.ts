@@ -20,11 +20,9 @@ export const PARAMETER_RULES = 'x-parameter-rules'
 /** Keywords that only describe (a change to them is text): never a rule, never compared as one. */
 export const TEXT_KEYS = new Set(['description', 'summary', 'title', 'examples', 'example', 'externalDocs', 'tags', 'deprecated', 'operationId', '$comment'])
 
-const isJson = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value)
-
 /** A member asserting something of the value it meets, with no `type` or `$ref` of its own (text and `x-` aside). */
 function isRuleMember (member: unknown): boolean {
-  if (!isJson(member) || Object.hasOwn(member, 'type') || Object.hasOwn(member, '$ref')) return false
+  if (!isSchemaObject(member) || Object.hasOwn(member, 'type') || Object.hasOwn(member, '$ref')) return false
   return Object.keys(member).some((key) => !TEXT_KEYS.has(key) && !key.startsWith('x-'))
 }
 
@@ -83,7 +81,7 @@ export function parameterRules (schema: RouteSchema, resolve: (ref: string) => T
   for (const [part, location] of LOCATIONS) {
     const given = Object.hasOwn(schema, part) ? schema[part] : undefined
     const object = isSchemaObject(given) && typeof given.$ref === 'string' ? resolve(given.$ref) : given
-    if (!isJson(object)) continue
+    if (!isSchemaObject(object)) continue
     // Keywords on the object itself asserting of it as a whole are dropped with it too: one rule, as they stand.
     const whole = Object.fromEntries(Object.entries(object).filter(([key]) => OBJECT_ASSERTIONS.has(key)))
     const rules = [...splitRules(object)?.rules ?? [], ...(Object.keys(whole).length > 0 ? [whole] : [])]

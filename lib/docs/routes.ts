@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { registerAssets } from './assets'
 import { ChangelogResource, type Changelog } from './changelog'
 import type { DocsVersionOptions, ResolvedDocsOptions } from './options'
-import { previewsAsked, privateForPreviewChannel, queryErrors, registerPages, versionQueryAccepted, VersionQuery } from './page-routes'
+import { askedVersions, privateForPreviewChannel, queryErrors, registerPages, versionQueryAccepted, VersionQuery } from './page-routes'
 import { InvalidOptionError, OpenApiVersionNotFoundError } from '../core/errors'
 import { documentKey, OpenApiDocuments, UNVERSIONED } from './openapi-documents'
 import { processWarning } from '../core/warnings'
@@ -111,8 +111,7 @@ function registerDocumentRoute (
 
   const schemaErrorFormatter = queryErrors(fastify, versionQueryAccepted(options, documents))
   fastify.get(openapiUrl, { ...hooks, schemaErrorFormatter, schema: { hide: true, querystring: VersionQuery } }, async (request, reply) => {
-    const previews = await previewsAsked(request, reply, options)
-    const released = releasedNow(options).values
+    const { previews, released } = await askedVersions(request, reply, options)
     const key = requestedKey(request, reply, previews, released[0])
     // A preview's document only for a request that asked for it (and that its access allows), a release's once
     // released: else as unknown.

@@ -50,8 +50,8 @@ export function headSchemas (state: VersionerState, webhooks: Webhooks): TSchema
 export class VersionExamples {
   /** Every node of the schemas the application wrote for HEAD (collected on first use). */
   private heads: ReadonlySet<object> | undefined
-  private readonly forms = new WeakMap<object, Map<number, TSchema>>()
-  private readonly migrated = new WeakMap<object, Map<number, unknown[]>>()
+  private readonly forms: Array<WeakMap<object, TSchema>> = []
+  private readonly migrated: Array<WeakMap<object, unknown[]>> = []
   private readonly marked = new Set<number>()
 
   /**
@@ -64,16 +64,15 @@ export class VersionExamples {
   at (schema: TSchema, level: number): TSchema {
     const heads = this.heads ??= everySubschema(this.roots())
     const inProgress = new Set<object>()
+    const forms = this.forms[level] ??= new WeakMap()
     const visit = (node: TSchema): TSchema => {
       if (heads.has(node) || inProgress.has(node)) return node
-      let byLevel = this.forms.get(node)
-      const known = byLevel?.get(level)
+      const known = forms.get(node)
       if (known !== undefined) return known
       inProgress.add(node)
       const result = this.withExamples(mapSubschemas(node, visit), level)
       inProgress.delete(node)
-      if (byLevel === undefined) this.forms.set(node, byLevel = new Map())
-      byLevel.set(level, result)
+      forms.set(node, result)
       return result
     }
     return visit(prepareSchema(schema, this.engine.generation, 'docs'))
@@ -108,8 +107,8 @@ export class VersionExamples {
 
   /** HEAD's examples of `head` migrated to `level`; one whose migration throws or is async is left out. */
   private migrate (head: TSchema, examples: readonly unknown[], level: number): unknown[] {
-    let byLevel = this.migrated.get(head)
-    const known = byLevel?.get(level)
+    const done = this.migrated[level] ??= new WeakMap()
+    const known = done.get(head)
     if (known !== undefined) return known
     const version = this.engine.generation.levels[level]
     const result: unknown[] = []
@@ -122,8 +121,7 @@ export class VersionExamples {
         // A converter that fails on this example: it is not shown.
       }
     }
-    if (byLevel === undefined) this.migrated.set(head, byLevel = new Map())
-    byLevel.set(level, result)
+    done.set(head, result)
     return result
   }
 }
