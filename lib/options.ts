@@ -17,7 +17,7 @@ import {
 import { VersionBundle } from './describe/versions'
 import type { ResolvedUpgradePreview, ServeOptions } from './serve/serve-options'
 import { startReleaseClock } from './serve/release-clock'
-import { scheduledLifecycleHeaders } from './serve/version-headers'
+import { linkTarget, scheduledLifecycleHeaders } from './serve/version-headers'
 import type { UpgradePreviewOptions } from './serve/upgrade-preview'
 import { captureExchangesOption, type CaptureExchangesOptions } from './serve/exchange-capture'
 
@@ -254,6 +254,8 @@ export function resolveOptions (options: FastifyVersionerOptions, documentUrl: s
   if (typeof defaultValue === 'string') checkDefaultServed(defaultValue, { versions, format, releases })
   const parameterName = location === 'header' ? name.toLowerCase() : name.replace(/[^A-Za-z0-9_]/g, '_')
   const picker = new Picker({ versions, location, format, parameterName, defaultValue })
+  // The documents' URL as the lifecycle headers' Link names it (a prefix or openapiUrl may hold any text Fastify routes).
+  const linkUrl = documentUrl === null ? null : linkTarget(documentUrl)
   return {
     versions,
     location,
@@ -269,9 +271,9 @@ export function resolveOptions (options: FastifyVersionerOptions, documentUrl: s
     apiName: apiNameFrom(apiNameOption(options.apiName), prefix),
     partialApp: booleanOption('partialApp', options.partialApp),
     releases,
-    lifecycleHeaders: scheduledLifecycleHeaders(versions, documentUrl, releases),
+    lifecycleHeaders: scheduledLifecycleHeaders(versions, linkUrl, releases),
     upgradePreview: upgradePreviewOption(options.upgradePreview, location === 'header' ? parameterName : undefined),
-    documentUrl,
+    documentUrl: linkUrl,
     clientId: options.clientId,
     captureExchanges: captureExchangesOption(options.captureExchanges)
   }

@@ -262,6 +262,20 @@ if (!existsSync(CHROMIUM)) {
       t.equal(await page.locator('nav.versions strong').textContent(), shown,
         `after switching and reloading (${page.url().slice(base.length)}), the navigation bar marks the version shown`)
 
+      // Regression: Back returns to the page switched from, whose address Swagger UI rewrote with the version switched
+      // to (?urls.primaryName=), which it then opened under the page's title; a link carrying the key did the same.
+      await page.getByLabel('Select a definition').selectOption({ label: '2002-01-01' })
+      await page.waitForURL(`${base}/docs?version=2002-01-01`)
+      await renderedOperations(page, '2002-01-01')
+      await page.goBack()
+      await page.locator('nav.versions strong').waitFor({ timeout: WAIT })
+      const back = await page.locator('nav.versions strong').textContent()
+      t.same(await renderedOperations(page, back ?? '?'), documents.get(back ?? '?'), `back on ${back ?? '?'}'s page: its operations`)
+      t.equal(await selectedLabel(page.getByLabel('Select a definition')), back, 'back: the switcher on the page\'s version')
+      await page.goto(`${base}/docs?version=2000-01-01&urls.primaryName=2002-01-01`)
+      t.same(await renderedOperations(page, '2000-01-01'), documents.get('2000-01-01'), 'a link naming another definition: the page\'s version')
+      t.equal(page.url(), `${base}/docs?version=2000-01-01`, 'the key taken out of the address')
+
       await cleanPage(t, watched, 'Swagger UI')
       t.same(external, [], 'Swagger UI loaded nothing from outside the app (it works offline)')
     })

@@ -40,6 +40,14 @@ const SWAGGER_INITIALIZER = `'use strict';
   var config = Object.assign({}, settings.config);
   config.presets = [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset];
   if (config.oauth2RedirectUrl === undefined) config.oauth2RedirectUrl = new URL(settings.oauth2RedirectUrl, window.location.href).href;
+  // Swagger UI opens the definition ?urls.primaryName= names over the page's own, and writes it into the address when
+  // switching (the entry Back returns to): taken out first, the page shows the version its title and links name.
+  var search = new URLSearchParams(window.location.search);
+  if (search.has('urls.primaryName')) {
+    search.delete('urls.primaryName');
+    var query = search.toString();
+    window.history.replaceState(window.history.state, '', window.location.pathname + (query === '' ? '' : '?' + query) + window.location.hash);
+  }
   var ui = SwaggerUIBundle(config);
   if (settings.initOAuth) ui.initOAuth(settings.initOAuth);
   window.ui = ui;

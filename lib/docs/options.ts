@@ -213,6 +213,11 @@ export function resolveDocsOptions (options: DocsOptions, prefix: string): Resol
   if (options.openapi !== undefined && (typeof options.openapi !== 'object' || options.openapi === null)) {
     throw new InvalidOptionError(`Option 'openapi' must be an object (info, servers, tags, components…); got ${describeValue(options.openapi)}.`)
   }
+  // Every document's info, and the pages' title: written as text into each page.
+  const info: unknown = options.openapi?.info
+  if (info !== undefined && (!isPlainObject(info) || (info.title !== undefined && typeof info.title !== 'string'))) {
+    throw new InvalidOptionError(`Option 'openapi.info' must be an object whose title is a string (the documents' and pages' title); got ${describeValue(isPlainObject(info) ? info.title : info)}.`)
+  }
   const openapiUrl = url('openapiUrl', options.openapiUrl, '/openapi.json')
   // The pages read the documents: without documents, there are no pages.
   const docsUrl = openapiUrl === null ? null : url('docsUrl', options.docsUrl, '/docs')

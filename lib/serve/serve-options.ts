@@ -22,7 +22,7 @@ export interface ServeOptions extends VersionPickerOptions {
   readonly lifecycleHeaders: LifecycleHeadersOf | undefined
   /** The upgrade preview (./upgrade-preview.ts), when the option is on. */
   readonly upgradePreview: ResolvedUpgradePreview | undefined
-  /** Where the versions' documents are served (`null` when they are not): the `Link` of a deprecated field without its own. */
+  /** Where the versions' documents are served (`null` when they are not), as a `Link` target: the `Link` of a deprecated field without its own. */
   readonly documentUrl: string | null
   /** The `clientId` option: the client of a request, for usage events. */
   readonly clientId: ((request: FastifyRequest) => string | undefined) | undefined

@@ -95,6 +95,15 @@ function lifecycleLink (version: Version): string | undefined {
   return `<${version.link}>; rel="${version.deprecatedAt !== undefined ? 'deprecation' : 'sunset'}"`
 }
 
+/**
+ * A path as a `Link` header's target, a URI reference (RFC 8288 §3): what a URI cannot hold (spaces, `<`, `>`, `"`,
+ * the text of a path such as `/文档/openapi.json`, which `setHeader` refuses) percent-encoded as UTF-8; `%` kept.
+ * @example `linkTarget('/文档/openapi.json') // '/%E6%96%87%E6%A1%A3/openapi.json'`
+ */
+export function linkTarget (path: string): string {
+  return path.replace(/[^A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=%]+/g, (text) => [...Buffer.from(text)].map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`).join(''))
+}
+
 /** Adds the plugin's links (`<…>; rel="…"` joined by `, `) to a reply's `Link` header, each one it does not hold yet. */
 export function appendLink (current: unknown, link: string): string {
   const existing = Array.isArray(current) ? current.join(', ') : current === undefined || current === null ? '' : String(current)

@@ -627,3 +627,25 @@ test('regression: two documentation routes given one path fail registration nami
   await app.register(fastifyVersioner, { versions, redocUrl: null, changelogUrl: '/redoc' })
   t.equal((await app.inject('/redoc')).statusCode, 200, 'the changelog at the path the ReDoc page left')
 })
+
+test('regression: openapi.info whose title is not text fails registration (the version list answered 500, other pages showed it)', async (t) => {
+  const versions = (): VersionBundle => new VersionBundle(new Version('2001-01-01'), new Version('2000-01-01'))
+  for (const [info, got] of [[{ title: 42 }, '42'], [{ title: ['API'] }, "['API']"], ['API', "'API'"]] as const) {
+    const app = Fastify()
+    t.teardown(() => app.close())
+    app.register(fastifyVersioner, { versions: versions(), openapi: { info } as never })
+    await t.rejects(async () => { await app.ready() }, {
+      code: 'FST_VERSIONER_INVALID_OPTION',
+      message: `Option 'openapi.info' must be an object whose title is a string (the documents' and pages' title); got ${got}.`
+    }, JSON.stringify(info))
+  }
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: versions(), openapi: { info: { title: 'Billing <API>', version: 'ignored' } } })
+  await app.register(versioned(async (api) => { api.get('/x', async () => ({ ok: true })) }))
+  for (const url of ['/docs', '/docs?version=2000-01-01', '/redoc?version=2000-01-01', '/docs/upgrade?from=2000-01-01&to=2001-01-01']) {
+    const page = await app.inject(url)
+    t.equal(page.statusCode, 200, url)
+    t.match(page.body, '<title>Billing &#60;API&#62;: ', `${url}: the title, escaped`)
+  }
+})

@@ -333,6 +333,34 @@ test('deprecated versions link to the next version\'s document with rel="success
   t.equal((await prefixed.inject('/v/openapi.json?version=2001-01-01')).statusCode, 200)
 })
 
+test('regression: a prefix or openapiUrl holding text a header cannot (文档, a space, <>) is percent-encoded in Link, never a 500', async (t) => {
+  const bundle = new VersionBundle(new Version('2001-01-01'), new Version('2000-01-01', { deprecatedAt: '2024-01-01' }))
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(async (scope) => {
+    await scope.register(fastifyVersioner, { versions: bundle, openapiUrl: '/文档/open api<1>.json' })
+    await scope.register(versioned(async (api) => {
+      api.get('/ping', { schema: { querystring: Type.Object({ old: Type.Optional(Type.String({ deprecated: true })) }) } }, async () => ({ ok: true }))
+    }))
+  }, { prefix: '/éditions' })
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const origin = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`
+  const base = '/%C3%A9ditions/%E6%96%87%E6%A1%A3/open%20api%3C1%3E.json'
+  for (const [url, link] of [
+    ['/%C3%A9ditions/ping', `<${base}?version=2001-01-01>; rel="successor-version"`],
+    ['/%C3%A9ditions/ping?old=1', `<${base}?version=2001-01-01>; rel="successor-version", <${base}?version=2000-01-01>; rel="deprecation"`]
+  ]) {
+    const response = await fetch(`${origin}${url}`, { headers: { 'x-api-version': '2000-01-01' } })
+    t.equal(response.status, 200, `${url}: served over HTTP, not a 500 ERR_INVALID_CHAR`)
+    t.equal(response.headers.get('link'), link, `${url}: every target percent-encoded`)
+  }
+  for (const version of ['2001-01-01', '2000-01-01']) {
+    const document = await fetch(`${origin}${base}?version=${version}`)
+    t.equal(document.status, 200, `the link to ${version} leads to its document`)
+    t.equal(((await document.json()) as { info: { version: string } }).info.version, version)
+  }
+})
+
 test('a deprecated version\'s successor link skips a newer version gone after its sunset', async (t) => {
   const bundle = (): VersionBundle => new VersionBundle(
     new Version('2002-01-01'),
