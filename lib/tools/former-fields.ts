@@ -157,7 +157,7 @@ export class FormerFields {
       const [schema, value, path, shown, trace] = stack.pop() as [unknown, unknown, PathKey[], PathKey[], Segment[]]
       const bare = asNode(schema, resolveRef)
       if (bare === undefined || schema === true || typeof value !== 'object' || value === null) continue
-      const node = readingNode(bare, value, resolveRef)
+      const node = readingNode(bare, value, resolveRef, { generation, level: this.route.level })
       const seed = Array.isArray(value) ? undefined : generation.seedOf(node as TSchema)
       const { fields, former } = seed === undefined ? NONE : this.formerOf(seed.head)
       if (seed === undefined || fields.length === 0) {
