@@ -126,7 +126,7 @@ export class FormerFields {
         this.note(at, strings.some((text) => arrives(text, delivered)) || out, trail)
         continue
       }
-      const other = this.places.get(placeKey(at))?.written === true ? undefined : otherValue(type, value, this.env.resolveRef)
+      const other = this.places.get(placeKey(at))?.written === true ? undefined : otherValue(this.env.generation.formAt(type as TSchema, this.route.level), value, this.env.resolveRef)
       if (other === undefined) continue
       // Taken out: the field is gone after the step, and its value with it (moved to a field HEAD never reads is no drop).
       // Read under its names at those levels: a version before a rename of the field sends it under another.
