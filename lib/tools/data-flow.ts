@@ -59,7 +59,7 @@ export function jsonTypeOf (schema: unknown, resolveRef: RefResolver): string {
 }
 
 /** The level a value is of, where a HEAD schema reads it (a union's members are told apart as that level has them). */
-export interface ValueLevel {
+interface ValueLevel {
   readonly generation: SchemaGeneration
   readonly level: number
 }
