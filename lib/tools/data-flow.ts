@@ -15,7 +15,7 @@ import { visibleFields } from '../schemas/object-fields'
 import type { FieldState, SeedState } from '../schemas/seeds'
 import { pointerSegment } from '../core/json-schema'
 import type { JsonSchema } from '../values/examples'
-import { compileMembers, compileTags } from '../values/union-matchers'
+import { compileMembers } from '../values/union-matchers'
 import type { ResolveRef } from '../values/shapes'
 import { lowerCaseHeaders } from '../routes/prepared-schemas'
 import { fieldsThereOnly, formatsOf, outOfRange, placeThere, propertySchema, typesBesideNull } from './places-there'
@@ -58,38 +58,25 @@ export function jsonTypeOf (schema: unknown, resolveRef: RefResolver): string {
   return 'any'
 }
 
-/**
- * The node a value is read by: for a union without properties of its own, the member the value belongs to, the one
- * whose converters serving runs (../values/union-matchers.ts); else the node itself.
- */
-export function readingNode (node: JsonSchema, value: unknown, resolveRef: RefResolver): JsonSchema {
-  const members = (node.anyOf ?? node.oneOf) as unknown[] | undefined
-  return !Array.isArray(members) || members.length === 0 || 'properties' in node ? node : asNode(memberFor(members, value, resolveRef), resolveRef) ?? node
+/** The level a value is of, where a HEAD schema reads it (a union's members are told apart as that level has them). */
+interface ValueLevel {
+  readonly generation: SchemaGeneration
+  readonly level: number
 }
 
 /**
- * The member serving converts `value` as; for a value of another version than the union (an old request read by
- * HEAD's schema, which may miss a field HEAD requires), of the members whose tag allows its tag, the object member
- * declaring most of its keys; else the first of its JSON type.
+ * The node a value is read by: for a union without properties of its own, the member the value belongs to, the one
+ * whose converters serving runs (../values/union-matchers.ts), told apart by the union's form at the value's level
+ * `at` (the node's own members where none is given); else, or where no member takes the value, the node itself.
  */
-function memberFor (members: readonly unknown[], value: unknown, resolveRef: RefResolver): unknown {
-  const schemas = members.map((member) => (typeof member === 'object' && member !== null ? member : {}) as TSchema)
-  const index = compileMembers(schemas, resolveRef as ResolveRef).findIndex((matches) => matches(value))
-  if (index >= 0) return members[index]
-  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
-    const tags = compileTags(schemas, resolveRef as ResolveRef)
-    const tagged = members.filter((_, at) => tags?.[at](value) ?? true)
-    let [best, bestScore]: [unknown, number] = [undefined, -1]
-    for (const member of tagged.length > 0 ? tagged : members) {
-      const properties = asNode(member, resolveRef)?.properties
-      if (typeof properties !== 'object' || properties === null) continue
-      const score = Object.keys(value).filter((key) => Object.hasOwn(properties, key)).length
-      if (score > bestScore) { best = member; bestScore = score }
-    }
-    if (best !== undefined) return best
-  }
-  const type = Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value
-  return members.find((member) => jsonTypeOf(member, resolveRef).split('|').includes(type)) ?? members[0]
+export function readingNode (node: JsonSchema, value: unknown, resolveRef: RefResolver, at?: ValueLevel): JsonSchema {
+  const members = (node.anyOf ?? node.oneOf) as unknown[] | undefined
+  if (!Array.isArray(members) || members.length === 0 || 'properties' in node) return node
+  const form = at === undefined || at.level === 0 ? undefined : asNode(at.generation.formAt(node as TSchema, at.level), resolveRef)
+  const theirs = (form?.anyOf ?? form?.oneOf) as unknown[] | undefined
+  const read = Array.isArray(theirs) && theirs.length === members.length ? theirs : members
+  const index = compileMembers(read.map((member) => (typeof member === 'object' && member !== null ? member : {}) as TSchema), resolveRef as ResolveRef).findIndex((matches) => matches(value))
+  return index === -1 ? node : asNode(members[index], resolveRef) ?? node
 }
 
 /** The items of an array, or the declared fields of an object, with their subschemas: `[key, subschema]`. */
@@ -173,7 +160,7 @@ function lacksMember (lineage: Lineage, schema: unknown, value: unknown): boolea
 function holdsUnexpressible (lineage: Lineage, schema: unknown, item: unknown): boolean {
   const node = asNode(schema, lineage.resolveRef)
   if (node === undefined || typeof item !== 'object' || item === null || Array.isArray(item)) return false
-  const reading = readingNode(node, item, lineage.resolveRef)
+  const reading = readingNode(node, item, lineage.resolveRef, { generation: lineage.generation, level: lineage.from })
   const seed = lineage.generation.seedOf(reading as TSchema)
   const form = seed === undefined ? undefined : asNode(lineage.generation.formAt(seed.head, lineage.to), lineage.resolveRef)
   const there = new Map(form === undefined || seed === undefined ? [] : pairingsOf(lineage, seed.head).map((pairing) => [pairing.key, asNode(propertySchema(form, pairing.there), lineage.resolveRef)]))
@@ -233,23 +220,23 @@ export function valueAt (data: unknown, path: readonly PathKey[]): unknown {
 }
 
 /**
- * The schema node of the value at `path` of `data` (data of `schema`), read as the other walks read it (a union by the
- * member the data belongs to); `undefined` where the path leaves what the schema declares.
+ * The schema node of the value at `path` of `data` (data of `schema`, or of its form at level `at`), read as the other
+ * walks read it (a union by the member the data belongs to); `undefined` where the path leaves what the schema declares.
  * @example
  * ```ts
  * schemaAt(Payment, { amountCents: 1999 }, ['amountCents'], resolveRef) // { type: 'integer' }
  * ```
  */
-export function schemaAt (schema: unknown, data: unknown, path: readonly PathKey[], resolveRef: RefResolver): JsonSchema | undefined {
+export function schemaAt (schema: unknown, data: unknown, path: readonly PathKey[], resolveRef: RefResolver, at?: ValueLevel): JsonSchema | undefined {
   let node = asNode(schema, resolveRef)
   let value = data
   for (const key of path) {
     if (node === undefined || typeof value !== 'object' || value === null) return undefined
-    const child = declaredChildren(readingNode(node, value, resolveRef), value).find(([name]) => name === key)
+    const child = declaredChildren(readingNode(node, value, resolveRef, at), value).find(([name]) => name === key)
     node = child === undefined ? undefined : asNode(child[1], resolveRef)
     value = (value as Record<PathKey, unknown>)[key]
   }
-  return node === undefined ? undefined : readingNode(node, value, resolveRef)
+  return node === undefined ? undefined : readingNode(node, value, resolveRef, at)
 }
 
 /**
@@ -271,7 +258,7 @@ export function followedValues (lineage: Lineage, headSchema: unknown, example: 
     const { schema, value, at, there: thereSchema } = stack.pop() as typeof stack[number]
     const bare = asNode(schema, resolveRef)
     if (bare === undefined || schema === true || typeof value !== 'object' || value === null) continue
-    const node = readingNode(bare, value, resolveRef)
+    const node = readingNode(bare, value, resolveRef, { generation, level: lineage.from })
     const follow = (sub: unknown, key: PathKey, there: PathKey, sameType: boolean, { field, place, nullOnly, therePattern }: { field?: FollowedValue['field'], place?: unknown, nullOnly?: boolean, therePattern?: string } = {}): void => {
       const held = (value as Record<PathKey, unknown>)[key]
       if (place === null || placeThere(thereSchema, there, (schema) => asNode(schema, resolveRef)) === null) return

@@ -59,8 +59,9 @@ function echoAt (place: Place, resolveRef: RefResolver, echoed: Set<string>): un
   const [left, right] = [asNode(place.requestSchema, resolveRef), asNode(place.responseSchema, resolveRef)]
   if (typeof request !== 'object' || request === null || left === undefined || right === undefined) return request
   const requestNode = readingNode(left, request, resolveRef)
-  // Of a union, the member of the request's value: the one the handler answers with what it stored.
-  const responseNode = readingNode(right, request, resolveRef)
+  // Of a union, the member of the handler's answer: what it stored, beside the response's own fields (an `id`).
+  const answer = Array.isArray(request) || typeof response !== 'object' || response === null || Array.isArray(response) ? request : { ...response, ...request }
+  const responseNode = readingNode(right, answer, resolveRef)
   const theirs = declaredChildren(responseNode, request)
   const schemaThere = (key: PathKey): unknown => theirs.find(([name]) => name === key)?.[1]
   // The generated response's own fields; a list, and a record's entries, are the request's.

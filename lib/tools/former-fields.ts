@@ -126,7 +126,7 @@ export class FormerFields {
         this.note(at, strings.some((text) => arrives(text, delivered)) || out, trail)
         continue
       }
-      const other = this.places.get(placeKey(at))?.written === true ? undefined : otherValue(type, value, this.env.resolveRef)
+      const other = this.places.get(placeKey(at))?.written === true ? undefined : otherValue(this.env.generation.formAt(type as TSchema, this.route.level), value, this.env.resolveRef)
       if (other === undefined) continue
       // Taken out: the field is gone after the step, and its value with it (moved to a field HEAD never reads is no drop).
       // Read under its names at those levels: a version before a rename of the field sends it under another.
@@ -157,7 +157,7 @@ export class FormerFields {
       const [schema, value, path, shown, trace] = stack.pop() as [unknown, unknown, PathKey[], PathKey[], Segment[]]
       const bare = asNode(schema, resolveRef)
       if (bare === undefined || schema === true || typeof value !== 'object' || value === null) continue
-      const node = readingNode(bare, value, resolveRef)
+      const node = readingNode(bare, value, resolveRef, { generation, level: this.route.level })
       const seed = Array.isArray(value) ? undefined : generation.seedOf(node as TSchema)
       const { fields, former } = seed === undefined ? NONE : this.formerOf(seed.head)
       if (seed === undefined || fields.length === 0) {

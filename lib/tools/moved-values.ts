@@ -77,7 +77,7 @@ function heldObjects (lineage: Lineage, headSchema: unknown, example: unknown, f
   for (const at of [{ from: [], to: [], sameType: true }, ...followed]) {
     const value = valueAt(example, at.from)
     if (!at.sameType || typeof value !== 'object' || value === null || Array.isArray(value)) continue
-    const node = schemaAt(headSchema, example, at.from, lineage.resolveRef)
+    const node = schemaAt(headSchema, example, at.from, lineage.resolveRef, { generation: lineage.generation, level: lineage.from })
     const seed = node === undefined ? undefined : lineage.generation.seedOf(node as TSchema)
     if (seed !== undefined) held.push({ from: at.from, to: at.to, head: seed.head })
   }
@@ -251,7 +251,7 @@ function movedWhole (lineage: Lineage, example: unknown, { from, to, holder, typ
   const members = (derived?.anyOf ?? derived?.oneOf ?? [derived]) as unknown[]
   if (head === undefined || !members.some((member) => headOf(member) === head)) return []
   const value = valueAt(example, from)
-  if (derivedHere && headOf(readingNode(derived as NonNullable<typeof derived>, value, resolveRef)) !== head) return []
+  if (derivedHere && headOf(readingNode(derived as NonNullable<typeof derived>, value, resolveRef, { generation, level: lineage.from })) !== head) return []
   const held = followedValues(lineage, head, value, true).map((at) => ({ ...at, from: [...from, ...at.from], to: [...to, ...at.to] }))
   const moved: MovedValue = { from, to, sameType: true, holder }
   return [moved, ...held]

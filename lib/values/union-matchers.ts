@@ -124,7 +124,7 @@ function compileClosed (members: readonly TSchema[], resolveRef: ResolveRef | un
  * without the tag, or not an object); undefined for a union without one.
  * @example `compileTags([Person, Company], resolveRef)?.[1]({ kind: 'charity' }) // true`
  */
-export function compileTags (members: readonly TSchema[], resolveRef?: ResolveRef): Matcher[] | undefined {
+function compileTags (members: readonly TSchema[], resolveRef?: ResolveRef): Matcher[] | undefined {
   const valuesOf = members.map((member) => fewValuedProperties(member, resolveRef))
   const objects = valuesOf.filter((values) => values !== undefined)
   const keys = objects.length < 2 ? [] : [...objects[0].keys()].filter((key) => objects.every((values) => values.has(key)))
