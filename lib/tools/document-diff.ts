@@ -9,6 +9,10 @@
  * `Object.prototype` or starts with `MARK`, of the same strings in `required` lists (the field names it matches
  * with `properties`), and of such segments in local `$ref`s; after it, the diffs' paths and values get their
  * names back. The marking is one-to-one and never makes a name of `Object.prototype`.
+ *
+ * It also pairs an operation's responses by their status keys case-insensitively, and then reads each by the key in
+ * lower case: a status range as OpenAPI writes it (`2XX`, `@fastify/swagger`'s form of Fastify's `2xx`) was read as
+ * missing on both sides, and nothing under it was ever compared. So it gets those keys in lower case, given back after.
  * @module
  */
 import type {
@@ -72,6 +76,32 @@ function markedRef (ref: string, originals: Map<string, string>): string {
   return result
 }
 
+/** A status range key as OpenAPI writes it. */
+const STATUS_RANGE = /^[1-5]XX$/
+
+/**
+ * Gives the status ranges of each operation's responses (`2XX`) their keys in lower case, in place (in a copy
+ * {@link renamed} made), and returns where it did so (`item method status`, the status in lower case).
+ */
+function lowerStatusRanges (document: unknown): Set<string> {
+  const lowered = new Set<string>()
+  const paths = (document as { paths?: unknown }).paths
+  for (const [item, operations] of Object.entries(typeof paths === 'object' && paths !== null ? paths : {})) {
+    for (const [method, operation] of Object.entries(typeof operations === 'object' && operations !== null ? operations : {})) {
+      const responses = (operation as { responses?: unknown } | null)?.responses
+      if (typeof responses !== 'object' || responses === null || !Object.keys(responses).some((status) => STATUS_RANGE.test(status))) continue
+      const copy: Record<string, unknown> = {}
+      for (const [status, response] of Object.entries(responses)) {
+        const key = STATUS_RANGE.test(status) ? status.toLowerCase() : status
+        if (key !== status) lowered.add(`${item} ${method} ${key}`)
+        setOwn(copy, key, response)
+      }
+      (operation as { responses: unknown }).responses = copy
+    }
+  }
+  return lowered
+}
+
 /** What `check` uses of `api-smart-diff`. */
 interface DiffLibrary {
   readonly apiCompare: typeof ApiCompare
@@ -109,9 +139,12 @@ export function documentDiffs (saved: unknown, current: unknown): RawDiff[] {
   const unmarking: Renaming = { name: unmarked, ref: (ref) => originals.get(ref) ?? ref }
   // `api-smart-diff`, an optional dependency, is loaded when a check runs (../core/optional-libraries.ts).
   const library = toolLibrary<DiffLibrary>('api-smart-diff', 'check')
-  const { diffs } = library.apiCompare(renamed(saved, marking) as object, renamed(current, marking) as object, { rules: diffRules(library) }) as { diffs: RawDiff[] }
+  const [before, after] = [renamed(saved, marking), renamed(current, marking)]
+  const lowered = new Set([...lowerStatusRanges(before), ...lowerStatusRanges(after)])
+  const { diffs } = library.apiCompare(before as object, after as object, { rules: diffRules(library) }) as { diffs: RawDiff[] }
   return diffs.map((diff) => {
     const path = diff.path.map((key) => typeof key === 'string' ? unmarked(key) : key)
+    if (path[0] === 'paths' && path[3] === 'responses' && lowered.has(`${String(path[1])} ${String(path[2])} ${String(path[4])}`)) path[4] = String(path[4]).toUpperCase()
     return { type: diff.type, action: diff.action, path, before: valueBack(diff.before, path, unmarking), after: valueBack(diff.after, path, unmarking) }
   })
 }
