@@ -7,7 +7,9 @@ import type { TSchema } from '@sinclair/typebox'
 import { compileCollector, type Collector, type Occurrence } from './occurrences'
 import { readsInherited } from './union-matchers'
 import type { ResolveRef } from './shapes'
-import { copyJson, type Rewrites } from './json-copy'
+import { copyJson, type Replaced, type Rewrites } from './json-copy'
+
+export type { Replaced } from './json-copy'
 import { isSchemaObject } from '../core/json-schema'
 
 /** The formats the serializer writes a `Date` by, other than the instant (`date-time`, as JSON does). */
@@ -40,16 +42,35 @@ export function writtenPlacesOf (root: TSchema, resolveRef: ResolveRef): Written
 }
 
 /**
- * The JSON copy of `body` holding what the serializer writes at `places` (none: JSON's copy).
+ * The JSON copy of `body` holding what the serializer writes at `places` (none: JSON's copy); `replaced` notes the
+ * values it holds in place of the handler's ({@link putBack}).
  * @example `copyAsWritten(places, { dueOn: new Date('2024-03-05T10:20:30Z') }) // { dueOn: '2024-03-05' }`
  */
-export function copyAsWritten (places: WrittenPlaces | undefined, body: unknown, serializer?: true | { kept: boolean }): unknown {
+export function copyAsWritten (places: WrittenPlaces | undefined, body: unknown, serializer?: true | { kept: boolean }, replaced?: Replaced[]): unknown {
   const rewrites = places === undefined || places.dates.length === 0 ? undefined : writtenDates(places.dates, body)
-  if (places?.objects == null) return copyJson(body, { rewrites, serializer })
+  if (places?.objects == null) return copyJson(body, { rewrites, serializer, replaced })
   const met = { instance: false }
-  const copy = copyJson(body, { rewrites, serializer, met })
+  const copy = copyJson(body, { rewrites, serializer, met, replaced })
   const inherited = met.instance ? inheritedFields(places.objects, body) : undefined
-  return inherited === undefined ? copy : copyJson(body, { rewrites, serializer, inherited })
+  if (inherited === undefined) return copy
+  if (replaced !== undefined) replaced.length = 0
+  return copyJson(body, { rewrites, serializer, inherited, replaced })
+}
+
+/**
+ * Gives the serializer the handler's own value (a `Date`, a `Decimal`, a `Buffer`) wherever the converted copy still
+ * holds what {@link copyAsWritten} wrote in its place, so that a value no converter changed is written as HEAD writes
+ * it (decision 0285); a field of the copy's root is looked for in `converted`, should a converter have replaced the root.
+ * @example `putBack(replaced, copied, converted)`
+ */
+export function putBack (replaced: readonly Replaced[], root: unknown, converted: unknown): void {
+  const newRoot = converted !== root && isSchemaObject(converted) ? converted : undefined
+  for (const [copyHolder, key, written, original] of replaced) {
+    const holder = copyHolder === root && newRoot !== undefined ? newRoot : copyHolder
+    if (!Object.prototype.hasOwnProperty.call(holder, key) || holder[key] !== written) continue
+    if (key === '__proto__') Object.defineProperty(holder, key, { value: original, enumerable: true, writable: true, configurable: true })
+    else holder[key] = original
+  }
 }
 
 /** The strings the serializer writes for the valid `Date`s of `body` at `places`, by holder and key. */
