@@ -1,10 +1,12 @@
 // What a handler returns that JSON writes otherwise than Fastify's serializer (a Date in a union, a toJSON object, a
 // Buffer), served to an old version whose converter runs on the route: it answers what HEAD answers (decision 0285).
 import { test } from 'tap'
+import diagnosticsChannel from 'node:diagnostics_channel'
 import fc from 'fast-check'
 import { Type, type TSchema } from '@sinclair/typebox'
 import Fastify, { type FastifyInstance } from 'fastify'
-import { ConvertResponseToPreviousVersionFor, Version, VersionBundle, VersionChange, type ResponseInfo } from '../../plugin'
+import { ConvertResponseToPreviousVersionFor, Version, VersionBundle, VersionChange, type CapturedExchange, type ResponseInfo, type UpgradePreviewEvent, type FastifyVersionerOptions } from '../../plugin'
+import { replayTraffic } from '../../tools'
 import { versionedApp, type Teardown } from '../helpers/apps'
 import { call } from '../helpers/http'
 
@@ -30,7 +32,9 @@ type Convert = (response: ResponseInfo) => void
  * Plain Fastify and a versioned app answering `{ v: value(request), note: 'new' }` with `{ v: field, note: string }` on
  * `GET /:kind` for each field, where `2000-01-01`'s converter (`convert`, by default one writing `note`) runs.
  */
-async function apps (t: Teardown, fields: Record<string, TSchema>, value: (kind: string, id: string) => unknown, convert?: Convert): Promise<{ plain: FastifyInstance, app: FastifyInstance }> {
+async function apps (
+  t: Teardown, fields: Record<string, TSchema>, value: (kind: string, id: string) => unknown, convert?: Convert, versioner?: Partial<FastifyVersionerOptions>
+): Promise<{ plain: FastifyInstance, app: FastifyInstance }> {
   const bodies = Object.fromEntries(Object.entries(fields).map(([kind, field]) => [kind, Type.Object({ v: field, note: Type.String() })]))
   class NoteChanged extends VersionChange {
     description = 'Notes were written otherwise.'
@@ -46,7 +50,7 @@ async function apps (t: Teardown, fields: Record<string, TSchema>, value: (kind:
     for (const [kind, body] of Object.entries(bodies)) {
       api.get(`/${kind}`, { schema: { response: { 200: body } } }, async (request) => answer(kind, (request.query as { id?: string }).id ?? '') as never)
     }
-  })
+  }, { versioner })
   const plain = Fastify()
   t.teardown(() => plain.close())
   for (const [kind, body] of Object.entries(bodies)) {
@@ -115,6 +119,34 @@ test('a converter writing the field in place of a Date or a Buffer has its value
   })
   t.same(JSON.parse((await call(app, '2000-01-01', '/nullable')).body), { v: '10:11:12Z', note: 'new' })
   t.same(JSON.parse((await call(app, '2000-01-01', '/buffer')).body), { v: 'bytes', note: 'new' })
+})
+
+/** What is published on `channel` while the test runs. */
+function published<T> (t: Teardown, channel: string): T[] {
+  const seen: T[] = []
+  const listener = (message: unknown): void => { seen.push(message as T) }
+  diagnosticsChannel.subscribe(channel, listener)
+  t.teardown(() => diagnosticsChannel.unsubscribe(channel, listener))
+  return seen
+}
+
+test('regression: replay and the upgrade preview of a Date in a union with a time member gave what serving no longer answers', async (t) => {
+  const exchanges = published<CapturedExchange>(t, 'fastify-versioner:exchange')
+  const previews = published<UpgradePreviewEvent>(t, 'fastify-versioner:upgrade-preview')
+  const values: Record<string, unknown> = { nullable: at, list: [null, at], buffer: Buffer.from('hi') }
+  const { app } = await apps(t, { nullable: timeOrNull, list: Type.Array(timeOrNull), buffer: Type.String() }, (kind) => values[kind], undefined,
+    { captureExchanges: {}, upgradePreview: { access: () => true } })
+  for (const kind of ['nullable', 'list']) {
+    const served = await app.inject({ url: `/${kind}`, headers: { 'x-api-version': '2001-01-01', 'x-api-version-preview': '2000-01-01' } })
+    const old = await call(app, '2000-01-01', `/${kind}`)
+    t.equal(old.statusCode, 200)
+    t.same(previews.at(-1)?.targetBody, old.json(), `the preview renders what the old version answers (${kind})`)
+    t.same(previews.at(-1)?.patch, [{ op: 'replace', path: '/note', value: 'old' }], `its patch changes the note alone (${kind}: ${served.body})`)
+  }
+  await call(app, '2000-01-01', '/buffer')
+  t.same(exchanges.map((exchange) => exchange.route.url), ['/nullable', '/list'], 'an exchange whose Buffer the copy cannot hold as written is not recorded')
+  const report = await replayTraffic(app, { exchanges: exchanges.map((exchange, index) => ({ line: index + 1, exchange })) })
+  t.same(report.findings.map((finding) => finding.text), [], 'replay gives what serving answered')
 })
 
 /** Values JSON and Fastify's serializer write alike or otherwise, or refuse. */
