@@ -16,7 +16,7 @@ const MAX_DEPTH = 64
 /** Values the copy takes instead of the JSON of `holder[key]`, by holder and key (./written-values.ts). */
 export type Rewrites = ReadonlyMap<object, ReadonlyMap<string, unknown>>
 
-/** A value the copy holds in place of a handler's (its `toJSON`, a rewrite): the copy's holder and key, what it holds, the handler's value. */
+/** A value the copy holds in place of a handler's (its `toJSON`'s text, a Buffer's, a rewrite): the copy's holder and key, what it holds, the handler's value. */
 export type Replaced = readonly [holder: Record<string, unknown>, key: string, written: unknown, original: unknown]
 
 /** How a response's copy departs from JSON's rules, to give what Fastify's serializer writes. */
@@ -70,7 +70,8 @@ function copyProperty (value: unknown, key: string, depth: number, options: Copy
   if (((typeof value === 'object' && value !== null) || typeof value === 'function') && typeof (value as { toJSON?: unknown }).toJSON === 'function') {
     if (options.serializer !== undefined && value instanceof Date && Number.isNaN(value.getTime())) return kept(options, new Date(Number.NaN))
     const written = copyValue((value as { toJSON: (key: string) => unknown }).toJSON(key), depth, options)
-    if (holder !== undefined) options.replaced?.push([holder, key, written, value])
+    // An object (an ORM document's fields) is data converters change in place: only a Buffer's is the handler's again.
+    if (holder !== undefined && (typeof written !== 'object' || written === null || ArrayBuffer.isView(value))) options.replaced?.push([holder, key, written, value])
     return written
   }
   return copyValue(value, depth, options)

@@ -121,6 +121,20 @@ test('a converter writing the field in place of a Date or a Buffer has its value
   t.same(JSON.parse((await call(app, '2000-01-01', '/buffer')).body), { v: 'bytes', note: 'new' })
 })
 
+test('a model whose toJSON gives an object (an ORM document) is converted as that object: the converter\'s changes to it are sent', async (t) => {
+  class Document {
+    constructor (private readonly fields: Record<string, unknown>) {}
+    toJSON (): Record<string, unknown> { return { ...this.fields } }
+  }
+  const Person = Type.Object({ fullName: Type.String() })
+  const { app } = await apps(t, { person: Person, people: Type.Array(Person) }, (kind) => kind === 'person' ? new Document({ fullName: 'Ada' }) : [new Document({ fullName: 'Alan' })], (response) => {
+    const people = Array.isArray(response.body.v) ? response.body.v : [response.body.v]
+    for (const person of people) person.fullName = `${String(person.fullName)} L.`
+  })
+  t.same(JSON.parse((await call(app, '2000-01-01', '/person')).body), { v: { fullName: 'Ada L.' }, note: 'new' })
+  t.same(JSON.parse((await call(app, '2000-01-01', '/people')).body), { v: [{ fullName: 'Alan L.' }], note: 'new' })
+})
+
 /** What is published on `channel` while the test runs. */
 function published<T> (t: Teardown, channel: string): T[] {
   const seen: T[] = []
