@@ -106,9 +106,10 @@ function copyObject (value: object, depth: number, options: CopyOptions): unknow
   const rewritten = options.rewrites?.get(value)
   if (Array.isArray(value)) {
     const copy: unknown[] = new Array(value.length)
+    const holder = copy as unknown as Record<string, unknown>
     for (let index = 0; index < value.length; index++) {
       const key = String(index)
-      const item = rewritten?.has(key) === true ? rewrite(rewritten.get(key), copy as unknown as Record<string, unknown>, key, value[index], options) : copyProperty(value[index], key, depth + 1, options, copy as unknown as Record<string, unknown>)
+      const item = rewritten?.has(key) === true ? rewrite(rewritten.get(key), holder, key, value[index], options) : copyProperty(value[index], key, depth + 1, options, holder)
       if (item === UNUSUAL) return UNUSUAL
       copy[index] = item !== OMITTED ? item : options.serializer !== undefined && value[index] === undefined ? kept(options, undefined) : null
     }

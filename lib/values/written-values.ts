@@ -8,9 +8,9 @@ import { compileCollector, type Collector, type Occurrence } from './occurrences
 import { readsInherited } from './union-matchers'
 import type { ResolveRef } from './shapes'
 import { copyJson, type Replaced, type Rewrites } from './json-copy'
+import { isSchemaObject } from '../core/json-schema'
 
 export type { Replaced } from './json-copy'
-import { isSchemaObject } from '../core/json-schema'
 
 /** The formats the serializer writes a `Date` by, other than the instant (`date-time`, as JSON does). */
 const FORMATS = ['date', 'time'] as const
