@@ -13,7 +13,7 @@ import { copyJson } from '../values/json-copy'
 import { pointerSegments, redact, type RedactedParts, type Redaction } from '../values/redaction'
 import { currentDependencySolver, registeredRouteOf, requestState } from './request-state'
 import { isJsonText } from './migrate-response'
-import { copyAsWritten } from '../values/written-values'
+import { copyAsWritten, type Replaced } from '../values/written-values'
 import { createChosenSerializerTest } from './own-serializers'
 import { responseSlot } from '../routes/schema-forms'
 import type { ResolvedCaptureExchanges, ServeOptions } from './serve-options'
@@ -232,10 +232,12 @@ export function createCaptureHooks (options: ServeOptions, capture: ResolvedCapt
       // As its converters get it (./migrate-response.ts), so that replay sees the dates they saw.
       const behaviour = requestState(fastifyRequest)?.behaviour
       const key = behaviour == null || hasChosenSerializer(reply) ? undefined : responseSlot(behaviour.responses, reply.statusCode, reply)
-      // A value JSON writes otherwise (a BigInt, NaN, Infinity) cannot be recorded as the converters saw it.
+      // A value JSON writes otherwise (a BigInt, NaN, Infinity) cannot be recorded as the converters saw it, nor a
+      // Buffer, which the serializer writes as its text where converters leave it (decision 0285).
       const serializer = { kept: false }
-      const copy = copyAsWritten(key === undefined ? undefined : behaviour?.responseWritten.get(key), payload, serializer)
-      const body = serializer.kept ? undefined : copied(payload, copy)
+      const replaced: Replaced[] = []
+      const copy = copyAsWritten(key === undefined ? undefined : behaviour?.responseWritten.get(key), payload, serializer, replaced)
+      const body = serializer.kept || replaced.some((entry) => ArrayBuffer.isView(entry[3])) ? undefined : copied(payload, copy)
       if (body !== undefined) found.handlerResponse = recordResponse(reply, body.value)
       else (fastifyRequest as CaptureRequest)[kCapture] = null
     }

@@ -20,6 +20,8 @@ import { ConverterFailedError, UnconvertibleResponseError } from '../core/errors
 import { describeUnexpressible, unexpressibleValue } from '../routes/value-guards'
 import { copyAsWritten } from '../values/written-values'
 import { answerHeldNoneMatch, retagging } from './sent-entity-tags'
+import { copyAsWritten, putBack, type Replaced } from '../values/written-values'
+import { retagging } from '../core/entity-tags'
 
 /** True when some of `steps` would convert the body of a response of `status` (asked only for streams and buffers). */
 function needsBody (steps: readonly ConverterStep[], status: number): boolean {
@@ -246,13 +248,11 @@ function convertBody (conversion: Conversion, body: unknown, raw: unknown, done:
   const steps = behaviour.responseSteps.get(key ?? '') ?? NO_STEPS
   if (key === undefined) warnUndeclaredStatus(behaviour, reply, route, false)
   const cleaner = key === undefined ? undefined : behaviour.responseCleaners.get(key)
-  if (steps.length === 0 && cleaner === undefined) {
-    finishExpressible(conversion, status, key, body, done)
-    return
-  }
+  if (steps.length === 0 && cleaner === undefined) return finishExpressible(conversion, status, key, body, done)
   const places = key === undefined ? undefined : behaviour.responseWritten.get(key)
   // A serializer the application chose writes a Date (and reads a getter) by its own rules, not the schema's.
-  let copied = copyAsWritten(places === undefined || conversion.hasChosenSerializer?.(reply) === true ? undefined : places, body, true)
+  const replaced: Replaced[] = []
+  let copied = copyAsWritten(places === undefined || conversion.hasChosenSerializer?.(reply) === true ? undefined : places, body, true, replaced)
   if (copied === body && typeof body === 'object' && body !== null) {
     // JSON cannot write it (a cycle through undeclared fields): not the handler's own object, but what HEAD writes of it.
     const form = key === undefined || conversion.hasChosenSerializer?.(reply) === true ? undefined : behaviour.responseHeadForms.get(key)
@@ -272,6 +272,7 @@ function convertBody (conversion: Conversion, body: unknown, raw: unknown, done:
     }
     conversion.keyHolds = !info.wroteHeaders
     cleaner?.(converted)
+    if (replaced.length > 0) putBack(replaced, copied, converted) // what no converter changed is written as HEAD writes it
     finishExpressible(conversion, status, key, converted, done)
   })
 }

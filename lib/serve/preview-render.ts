@@ -8,7 +8,7 @@ import { copyJson, isThenable, runStepsToBody } from './step-runner'
 import { PART_PROPERTY, validationFailure } from './head-validation'
 import type { ServeOptions } from './serve-options'
 import { serializerFor } from './migrate-response'
-import { copyAsWritten } from '../values/written-values'
+import { copyAsWritten, datesOfText, putBack } from '../values/written-values'
 import { createChosenSerializerTest } from './own-serializers'
 import { requestPlanOf, type RequestPart, type VersionBehaviour } from '../routes/version-plan'
 import { responseSlot } from '../routes/schema-forms'
@@ -111,9 +111,12 @@ export class PreviewRenderer {
     const key = responseSlot(behaviour.responses, head.status, at.reply)
     const steps = behaviour.responseSteps.get(key ?? '') ?? []
     const info = { body: copyJson(head.body, { serializer: true }), statusCode: head.status, headers: { ...head.headers }, raw: head.body, setCookie () {}, deleteCookie () {} }
+    // As the success hook does: the dates no converter changed put back for the serializer (decision 0285), and the
+    // fields of HEAD an open object of the version lacks removed (its serializer would keep them).
+    const dates = datesOfText(key === undefined || this.hasChosenSerializer(at.reply) ? undefined : behaviour.responseWritten.get(key), info.body)
     const body = await runStepsToBody(steps, info, info.body, { method: at.method, reply: { statusCode: head.status } })
-    // As the success hook does: the fields of HEAD an open object of the version lacks removed (its serializer would keep them).
     if (key !== undefined) behaviour.responseCleaners.get(key)?.(body)
+    putBack(dates, info.body, body)
     const guards = key === undefined ? undefined : behaviour.responseGuards.get(key)
     const found = guards === undefined ? undefined : unexpressibleValue(guards, body)
     if (found !== undefined) return describeUnexpressible(found, target)

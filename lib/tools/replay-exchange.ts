@@ -25,6 +25,7 @@ import { deepEqual } from '../core/json-schema'
 import { setOwn } from '../core/own-properties'
 import type { RefResolver } from './data-flow'
 import { fitStandIns } from './redacted-stand-ins'
+import { datesOfText, putBack } from '../values/written-values'
 
 /** The value at a JSON pointer of `data` (`undefined` where there is none). */
 export function valueAt (data: unknown, pointer: string): unknown {
@@ -69,9 +70,7 @@ export interface Stopped {
 }
 
 /** True when `data` holds a redaction stand-in. */
-function holdsStandIn (data: unknown): boolean {
-  return JSON.stringify(data ?? null).includes(REDACTED)
-}
+const holdsStandIn = (data: unknown): boolean => JSON.stringify(data ?? null).includes(REDACTED)
 
 /** What replaying needs: the API's context (its validator and serializer compilers), the generation steps, how converters run. */
 export interface ExchangeReplayer {
@@ -279,12 +278,13 @@ export async function replayResponse (replayer: ExchangeReplayer, at: ReplayedAt
   const reply = standInReply(replayer, at, headers)
   const key = responseSlot(behaviour.responses, status, reply)
   const info = { body, statusCode: status, headers, raw: returned.body, setCookie () {}, deleteCookie () {} }
+  const dates = datesOfText(status < 300 && key !== undefined ? behaviour.responseWritten.get(key) : undefined, body) // put back as served (decision 0285)
   const run = { steps: behaviour.responseSteps.get(key ?? '') ?? [], indices: indicesOf(behaviour.level, at.newest, false), info, at: { method: at.method, reply: info } }
   const snapshot = (): Record<string, unknown> => ({ body: copyJson(info.body), headers: lowerCased(info.headers) })
   const stages = await runStages(replayer, run, behaviour.version, snapshot, false)
   if (!Array.isArray(stages)) return stages
-  const guards = key === undefined ? undefined : behaviour.responseGuards.get(key)
-  const found = guards === undefined ? undefined : unexpressibleValue(guards, info.body)
+  putBack(dates, body, info.body)
+  const found = unexpressibleValue((key === undefined ? undefined : behaviour.responseGuards.get(key)) ?? [], info.body)
   if (found !== undefined) return { ok: false, kind: 'unexpressible', message: describeUnexpressible(found, behaviour.version), index: undefined, converters: [] }
   // As the success hook sends it: the version's own status when the converters kept the HEAD one.
   const changed = behaviour.statusCode !== undefined && status < 300 && info.statusCode === status

@@ -16,6 +16,9 @@ const MAX_DEPTH = 64
 /** Values the copy takes instead of the JSON of `holder[key]`, by holder and key (./written-values.ts). */
 export type Rewrites = ReadonlyMap<object, ReadonlyMap<string, unknown>>
 
+/** A value the copy holds in place of a handler's (its `toJSON`'s text, a Buffer's, a rewrite): the copy's holder and key, what it holds, the handler's value. */
+export type Replaced = readonly [holder: Record<string, unknown>, key: string, written: unknown, original: unknown]
+
 /** How a response's copy departs from JSON's rules, to give what Fastify's serializer writes. */
 interface CopyOptions {
   /** Values to take instead of the JSON of some properties (kept by the walk only). */
@@ -31,6 +34,8 @@ interface CopyOptions {
   readonly met?: { instance: boolean }
   /** Copy a `BigInt` as its number: what a JSON reader (Ajv's checks) reads of the digits the serializer writes. */
   readonly bigIntsRead?: true
+  /** Noted here: each value below the root the copy holds in place of a handler's (a `toJSON`'s, a rewrite's). */
+  readonly replaced?: Replaced[]
 }
 
 /**
@@ -60,12 +65,20 @@ function copyThroughText (value: unknown): unknown {
   return text === undefined ? undefined : JSON.parse(text)
 }
 
-/** A property's value as JSON writes it: `toJSON(key)` first, then the value itself. */
-function copyProperty (value: unknown, key: string, depth: number, options: CopyOptions): unknown {
+/** A property's value as JSON writes it: `toJSON(key)` first (noted, for `holder`, the copy's object), then the value itself. */
+function copyProperty (value: unknown, key: string, depth: number, options: CopyOptions, holder?: Record<string, unknown>): unknown {
   if (((typeof value === 'object' && value !== null) || typeof value === 'function') && typeof (value as { toJSON?: unknown }).toJSON === 'function') {
     if (options.serializer !== undefined && value instanceof Date && Number.isNaN(value.getTime())) return kept(options, new Date(Number.NaN))
-    value = (value as { toJSON: (key: string) => unknown }).toJSON(key)
+    const written = copyValue((value as { toJSON: (key: string) => unknown }).toJSON(key), depth, options)
+    // An object (an ORM document's fields) is data converters change in place: only a Buffer's is the handler's again.
+    if (holder !== undefined && (typeof written !== 'object' || written === null || ArrayBuffer.isView(value))) options.replaced?.push([holder, key, written, value])
+    return written
   }
+  return copyValue(value, depth, options)
+}
+
+/** A value JSON writes as it is (no `toJSON`). */
+function copyValue (value: unknown, depth: number, options: CopyOptions): unknown {
   switch (typeof value) {
     case 'string':
     case 'boolean':
@@ -93,9 +106,10 @@ function copyObject (value: object, depth: number, options: CopyOptions): unknow
   const rewritten = options.rewrites?.get(value)
   if (Array.isArray(value)) {
     const copy: unknown[] = new Array(value.length)
+    const holder = copy as unknown as Record<string, unknown>
     for (let index = 0; index < value.length; index++) {
       const key = String(index)
-      const item = rewritten?.has(key) === true ? rewritten.get(key) : copyProperty(value[index], key, depth + 1, options)
+      const item = rewritten?.has(key) === true ? rewrite(rewritten.get(key), holder, key, value[index], options) : copyProperty(value[index], key, depth + 1, options, holder)
       if (item === UNUSUAL) return UNUSUAL
       copy[index] = item !== OMITTED ? item : options.serializer !== undefined && value[index] === undefined ? kept(options, undefined) : null
     }
@@ -111,11 +125,18 @@ function copyObject (value: object, depth: number, options: CopyOptions): unknow
   const keys = inherited === undefined ? Object.keys(value) : [...Object.keys(value), ...inherited]
   for (let index = 0; index < keys.length; index++) {
     const key = keys[index]
-    const item = rewritten?.has(key) === true ? rewritten.get(key) : copyProperty((value as Record<string, unknown>)[key], key, depth + 1, options)
+    const source = (value as Record<string, unknown>)[key]
+    const item = rewritten?.has(key) === true ? rewrite(rewritten.get(key), copy, key, source, options) : copyProperty(source, key, depth + 1, options, copy)
     if (item === UNUSUAL) return UNUSUAL
     if (item === OMITTED) continue
     if (key === '__proto__') Object.defineProperty(copy, key, { value: item, enumerable: true, writable: true, configurable: true })
     else copy[key] = item
   }
   return copy
+}
+
+/** `written`, the rewrite of `holder[key]` (the handler's `original`), noted as a value the copy replaced. */
+function rewrite (written: unknown, holder: Record<string, unknown>, key: string, original: unknown, options: CopyOptions): unknown {
+  options.replaced?.push([holder, key, written, original])
+  return written
 }

@@ -7,8 +7,10 @@ import type { TSchema } from '@sinclair/typebox'
 import { compileCollector, type Collector, type Occurrence } from './occurrences'
 import { readsInherited } from './union-matchers'
 import type { ResolveRef } from './shapes'
-import { copyJson, type Rewrites } from './json-copy'
+import { copyJson, type Replaced, type Rewrites } from './json-copy'
 import { isSchemaObject } from '../core/json-schema'
+
+export type { Replaced } from './json-copy'
 
 /** The formats the serializer writes a `Date` by, other than the instant (`date-time`, as JSON does). */
 const FORMATS = ['date', 'time'] as const
@@ -40,16 +42,35 @@ export function writtenPlacesOf (root: TSchema, resolveRef: ResolveRef): Written
 }
 
 /**
- * The JSON copy of `body` holding what the serializer writes at `places` (none: JSON's copy).
+ * The JSON copy of `body` holding what the serializer writes at `places` (none: JSON's copy); `replaced` notes the
+ * values it holds in place of the handler's ({@link putBack}).
  * @example `copyAsWritten(places, { dueOn: new Date('2024-03-05T10:20:30Z') }) // { dueOn: '2024-03-05' }`
  */
-export function copyAsWritten (places: WrittenPlaces | undefined, body: unknown, serializer?: true | { kept: boolean }): unknown {
+export function copyAsWritten (places: WrittenPlaces | undefined, body: unknown, serializer?: true | { kept: boolean }, replaced?: Replaced[]): unknown {
   const rewrites = places === undefined || places.dates.length === 0 ? undefined : writtenDates(places.dates, body)
-  if (places?.objects == null) return copyJson(body, { rewrites, serializer })
+  if (places?.objects == null) return copyJson(body, { rewrites, serializer, replaced })
   const met = { instance: false }
-  const copy = copyJson(body, { rewrites, serializer, met })
+  const copy = copyJson(body, { rewrites, serializer, met, replaced })
   const inherited = met.instance ? inheritedFields(places.objects, body) : undefined
-  return inherited === undefined ? copy : copyJson(body, { rewrites, serializer, inherited })
+  if (inherited === undefined) return copy
+  if (replaced !== undefined) replaced.length = 0
+  return copyJson(body, { rewrites, serializer, inherited, replaced })
+}
+
+/**
+ * Gives the serializer the handler's own value (a `Date`, a `Decimal`, a `Buffer`) wherever the converted copy still
+ * holds what {@link copyAsWritten} wrote in its place, so that a value no converter changed is written as HEAD writes
+ * it (decision 0285); a field of the copy's root is looked for in `converted`, should a converter have replaced the root.
+ * @example `putBack(replaced, copied, converted)`
+ */
+export function putBack (replaced: readonly Replaced[], root: unknown, converted: unknown): void {
+  const newRoot = converted !== root && isSchemaObject(converted) ? converted : undefined
+  for (const [copyHolder, key, written, original] of replaced) {
+    const holder = copyHolder === root && newRoot !== undefined ? newRoot : copyHolder
+    if (!Object.prototype.hasOwnProperty.call(holder, key) || holder[key] !== written) continue
+    if (key === '__proto__') Object.defineProperty(holder, key, { value: original, enumerable: true, writable: true, configurable: true })
+    else holder[key] = original
+  }
 }
 
 /** The strings the serializer writes for the valid `Date`s of `body` at `places`, by holder and key. */
@@ -62,15 +83,43 @@ function writtenDates (places: WrittenPlaces['dates'], body: unknown): Rewrites 
     for (const [holder, key] of found) {
       const date = holder[key]
       if (!(date instanceof Date) || Number.isNaN(date.getTime())) continue
-      // fast-json-stringify's own arithmetic: the server's local date or time.
-      const local = new Date(date.getTime() - date.getTimezoneOffset() * 60000).toISOString()
       rewrites ??= new Map()
       let keys = rewrites.get(holder)
       if (keys === undefined) rewrites.set(holder, keys = new Map())
-      keys.set(String(key), format === 'date' ? local.slice(0, 10) : local.slice(11, 19))
+      keys.set(String(key), writtenAs(format, date))
     }
   }
   return rewrites
+}
+
+/** The text the serializer writes for a valid `date` in `format`: fast-json-stringify's own arithmetic, the server's local date or time. */
+function writtenAs (format: (typeof FORMATS)[number], date: Date): string {
+  const local = new Date(date.getTime() - date.getTimezoneOffset() * 60000).toISOString()
+  return format === 'date' ? local.slice(0, 10) : local.slice(11, 19)
+}
+
+/**
+ * For a recorded copy (JSON, as converters saw it), each text at `places`' date and time places that the serializer
+ * writes for a `Date`, with a `Date` it writes so: what serving puts back there ({@link putBack}), for replaying it.
+ * @example `datesOfText(places, { at: '07:08:09' }) // [[body, 'at', '07:08:09', <a Date at 07:08:09 local time>]]`
+ */
+export function datesOfText (places: WrittenPlaces | undefined, body: unknown): Replaced[] {
+  const dates: Replaced[] = []
+  const found: Occurrence[] = []
+  for (const [format, collect] of places?.dates ?? []) {
+    found.length = 0
+    collect({ '': body }, '', found)
+    for (const [holder, key] of found) {
+      const text = holder[key]
+      const parts = typeof text === 'string' ? (format === 'date' ? /^(\d{4})-(\d\d)-(\d\d)$/ : /^(\d\d):(\d\d):(\d\d)$/).exec(text) : null
+      if (parts === null) continue
+      const [first, second, third] = parts.slice(1).map(Number)
+      const date = format === 'date' ? new Date(2000, second - 1, third) : new Date(2000, 0, 1, first, second, third)
+      if (format === 'date') date.setFullYear(first, second - 1, third)
+      if (writtenAs(format, date) === text) dates.push([holder as Record<string, unknown>, String(key), text, date])
+    }
+  }
+  return dates
 }
 
 /** The declared fields each class instance of `body` (without `toJSON`, which the serializer writes instead) holds through its prototype. */

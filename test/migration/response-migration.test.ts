@@ -791,7 +791,7 @@ test('a Date in a format date or time field reached old clients as a date-time: 
 
     @ConvertResponseToPreviousVersionFor(Invoice)
     look (response: ResponseInfo) {
-      seen.push({ ...response.body })
+      seen.push(structuredClone(response.body)) // as it is now: the Dates no converter changed are put back for the serializer
     }
   }
   const versions = new VersionBundle(new Version('2001-01-01', MemoAdded), new Version('2000-01-01'))

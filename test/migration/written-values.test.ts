@@ -1,0 +1,218 @@
+// What a handler returns that JSON writes otherwise than Fastify's serializer (a Date in a union, a toJSON object, a
+// Buffer), served to an old version whose converter runs on the route: it answers what HEAD answers (decision 0285).
+import { test } from 'tap'
+import diagnosticsChannel from 'node:diagnostics_channel'
+import fc from 'fast-check'
+import { Type, type TSchema } from '@sinclair/typebox'
+import Fastify, { type FastifyInstance } from 'fastify'
+import { ConvertResponseToPreviousVersionFor, Version, VersionBundle, VersionChange, type CapturedExchange, type ResponseInfo, type UpgradePreviewEvent, type FastifyVersionerOptions } from '../../plugin'
+import { replayTraffic } from '../../tools'
+import { versionedApp, type Teardown } from '../helpers/apps'
+import { call } from '../helpers/http'
+
+const SEED = Number(process.env.FC_SEED ?? 20261201)
+
+/** A money class as teams write them: `toJSON` gives its decimal text, `valueOf` its number. */
+class Money {
+  constructor (readonly cents: number) {}
+  toJSON (): string { return (this.cents / 100).toFixed(2) }
+  valueOf (): number { return this.cents / 100 }
+}
+
+/** A dayjs-like instant: `toJSON` its ISO text, `toString` its UTC text. */
+class Instant {
+  constructor (readonly date: Date) {}
+  toJSON (): string { return this.date.toISOString() }
+  toString (): string { return this.date.toUTCString() }
+}
+
+type Convert = (response: ResponseInfo) => void
+
+/**
+ * Plain Fastify and a versioned app answering `{ v: value(request), note: 'new' }` with `{ v: field, note: string }` on
+ * `GET /:kind` for each field, where `2000-01-01`'s converter (`convert`, by default one writing `note`) runs.
+ */
+async function apps (
+  t: Teardown, fields: Record<string, TSchema>, value: (kind: string, id: string) => unknown, convert?: Convert, versioner?: Partial<FastifyVersionerOptions>
+): Promise<{ plain: FastifyInstance, app: FastifyInstance }> {
+  const bodies = Object.fromEntries(Object.entries(fields).map(([kind, field]) => [kind, Type.Object({ v: field, note: Type.String() })]))
+  class NoteChanged extends VersionChange {
+    description = 'Notes were written otherwise.'
+    instructionsToMigrateToPreviousVersion = []
+  }
+  for (const [kind, body] of Object.entries(bodies)) {
+    const method = `note${kind}`
+    Object.defineProperty(NoteChanged.prototype, method, { value: convert ?? ((response: ResponseInfo) => { response.body.note = 'old' }), configurable: true })
+    ConvertResponseToPreviousVersionFor(body)(NoteChanged.prototype, method, Object.getOwnPropertyDescriptor(NoteChanged.prototype, method) as never)
+  }
+  const answer = (kind: string, id: string): unknown => ({ v: value(kind, id), note: 'new' })
+  const app = await versionedApp(t, new VersionBundle(new Version('2001-01-01', NoteChanged), new Version('2000-01-01')), async (api) => {
+    for (const [kind, body] of Object.entries(bodies)) {
+      api.get(`/${kind}`, { schema: { response: { 200: body } } }, async (request) => answer(kind, (request.query as { id?: string }).id ?? '') as never)
+    }
+  }, { versioner })
+  const plain = Fastify()
+  t.teardown(() => plain.close())
+  for (const [kind, body] of Object.entries(bodies)) {
+    plain.get(`/${kind}`, { schema: { response: { 200: body } } }, async (request) => answer(kind, (request.query as { id?: string }).id ?? '') as never)
+  }
+  return { plain, app }
+}
+
+/** Plain Fastify's, HEAD's and the old version's answers to `url`, as `status body`, the old one's note as HEAD's. */
+async function answers (plain: FastifyInstance, app: FastifyInstance, url: string): Promise<{ plain: string, head: string, old: string }> {
+  const [fastify, head, old] = await Promise.all([plain.inject(url), call(app, '2001-01-01', url), call(app, '2000-01-01', url)])
+  const text = (response: { statusCode: number, body: string }): string => `${response.statusCode} ${response.statusCode < 300 ? response.body : ''}`
+  return { plain: text(fastify), head: text(head), old: text(old).replace('"note":"old"', '"note":"new"') }
+}
+
+const at = new Date('2024-03-05T07:08:09.123Z')
+const timeOrNull = Type.Union([Type.String({ format: 'time' }), Type.Null()])
+
+test('regression: a Date in a union with a time member (nullable), which HEAD writes as its time, was a 500 for old clients whose converter ran', async (t) => {
+  const fields = {
+    nullable: timeOrNull,
+    list: Type.Array(timeOrNull),
+    record: Type.Record(Type.String(), timeOrNull),
+    orNumber: Type.Union([Type.String({ format: 'time' }), Type.Number()]),
+    isoTime: Type.Union([Type.String({ format: 'iso-time' }), Type.Null()])
+  }
+  const values: Record<string, unknown> = { nullable: at, list: [at, null], record: { a: at }, orNumber: at, isoTime: at }
+  const { plain, app } = await apps(t, fields, (kind) => values[kind])
+  for (const kind of Object.keys(fields)) {
+    const found = await answers(plain, app, `/${kind}`)
+    t.equal(found.head, found.plain, `HEAD answers as plain Fastify (${kind})`)
+    t.match(found.head, /^200 /, `plain Fastify writes it (${kind})`)
+    t.equal(found.old, found.head, `the old client gets HEAD's bytes (${kind})`)
+  }
+})
+
+test('regression: a value JSON writes by toJSON (Money, an instant class, a Buffer) where HEAD writes it its own way reached old clients otherwise', async (t) => {
+  const fields = { money: Type.String(), moneyOrNull: Type.Union([Type.String(), Type.Null()]), instant: Type.String({ format: 'date-time' }), buffer: Type.String() }
+  const values: Record<string, () => unknown> = { money: () => new Money(1999), moneyOrNull: () => new Money(5), instant: () => new Instant(at), buffer: () => Buffer.from('hi') }
+  const { plain, app } = await apps(t, fields, (kind) => values[kind]())
+  for (const kind of Object.keys(fields)) {
+    const found = await answers(plain, app, `/${kind}`)
+    t.equal(found.head, found.plain, `HEAD answers as plain Fastify (${kind}: ${found.plain})`)
+    t.equal(found.old, found.head, `the old client gets what HEAD answers (${kind})`)
+  }
+})
+
+test('a field of a root a converter rebuilds (a spread) is still written as HEAD writes it, and converters see what HEAD writes', async (t) => {
+  const seen: unknown[] = []
+  const values: Record<string, unknown> = { nullable: at, buffer: Buffer.from('hi') }
+  const { app } = await apps(t, { nullable: timeOrNull, buffer: Type.String() }, (kind) => values[kind], (response) => {
+    seen.push(response.body.v)
+    response.body = { ...response.body, note: 'old' }
+  })
+  const head = await call(app, '2001-01-01', '/nullable')
+  const old = await call(app, '2000-01-01', '/nullable')
+  t.equal(old.statusCode, 200, old.body)
+  t.equal(old.body, head.body.replace('"note":"new"', '"note":"old"'), 'the rebuilt root keeps the Date for the serializer')
+  t.same(JSON.parse((await call(app, '2000-01-01', '/buffer')).body), { v: 'hi', note: 'old' }, 'a Buffer no converter changed is its text, as HEAD writes it')
+  t.same(seen, [head.json().v, { type: 'Buffer', data: [104, 105] }], 'the converter saw the time HEAD writes and the Buffer as JSON writes it')
+})
+
+test('a converter writing the field in place of a Date or a Buffer has its value sent', async (t) => {
+  const { app } = await apps(t, { nullable: timeOrNull, buffer: Type.String() }, (kind) => kind === 'buffer' ? Buffer.from('hi') : at, (response) => {
+    response.body.v = typeof response.body.v === 'string' ? '10:11:12Z' : 'bytes'
+  })
+  t.same(JSON.parse((await call(app, '2000-01-01', '/nullable')).body), { v: '10:11:12Z', note: 'new' })
+  t.same(JSON.parse((await call(app, '2000-01-01', '/buffer')).body), { v: 'bytes', note: 'new' })
+})
+
+test('a model whose toJSON gives an object (an ORM document) is converted as that object: the converter\'s changes to it are sent', async (t) => {
+  class Document {
+    constructor (private readonly fields: Record<string, unknown>) {}
+    toJSON (): Record<string, unknown> { return { ...this.fields } }
+  }
+  const Person = Type.Object({ fullName: Type.String() })
+  const { app } = await apps(t, { person: Person, people: Type.Array(Person) }, (kind) => kind === 'person' ? new Document({ fullName: 'Ada' }) : [new Document({ fullName: 'Alan' })], (response) => {
+    const people = Array.isArray(response.body.v) ? response.body.v : [response.body.v]
+    for (const person of people) person.fullName = `${String(person.fullName)} L.`
+  })
+  t.same(JSON.parse((await call(app, '2000-01-01', '/person')).body), { v: { fullName: 'Ada L.' }, note: 'new' })
+  t.same(JSON.parse((await call(app, '2000-01-01', '/people')).body), { v: [{ fullName: 'Alan L.' }], note: 'new' })
+})
+
+/** What is published on `channel` while the test runs. */
+function published<T> (t: Teardown, channel: string): T[] {
+  const seen: T[] = []
+  const listener = (message: unknown): void => { seen.push(message as T) }
+  diagnosticsChannel.subscribe(channel, listener)
+  t.teardown(() => diagnosticsChannel.unsubscribe(channel, listener))
+  return seen
+}
+
+test('regression: replay and the upgrade preview of a Date in a union with a time member gave what serving no longer answers', async (t) => {
+  const exchanges = published<CapturedExchange>(t, 'fastify-versioner:exchange')
+  const previews = published<UpgradePreviewEvent>(t, 'fastify-versioner:upgrade-preview')
+  const values: Record<string, unknown> = { nullable: at, list: [null, at], buffer: Buffer.from('hi') }
+  const { app } = await apps(t, { nullable: timeOrNull, list: Type.Array(timeOrNull), buffer: Type.String() }, (kind) => values[kind], undefined,
+    { captureExchanges: {}, upgradePreview: { access: () => true } })
+  for (const kind of ['nullable', 'list']) {
+    const served = await app.inject({ url: `/${kind}`, headers: { 'x-api-version': '2001-01-01', 'x-api-version-preview': '2000-01-01' } })
+    const old = await call(app, '2000-01-01', `/${kind}`)
+    t.equal(old.statusCode, 200)
+    t.same(previews.at(-1)?.targetBody, old.json(), `the preview renders what the old version answers (${kind})`)
+    t.same(previews.at(-1)?.patch, [{ op: 'replace', path: '/note', value: 'old' }], `its patch changes the note alone (${kind}: ${served.body})`)
+  }
+  await call(app, '2000-01-01', '/buffer')
+  t.same(exchanges.map((exchange) => exchange.route.url), ['/nullable', '/list'], 'an exchange whose Buffer the copy cannot hold as written is not recorded')
+  const report = await replayTraffic(app, { exchanges: exchanges.map((exchange, index) => ({ line: index + 1, exchange })) })
+  t.same(report.findings.map((finding) => finding.text), [], 'replay gives what serving answered')
+})
+
+/** Values JSON and Fastify's serializer write alike or otherwise, or refuse. */
+const leaf: fc.Arbitrary<unknown> = fc.oneof(
+  fc.date({ min: new Date('1900-01-01'), max: new Date('2200-01-01') }),
+  fc.integer({ min: -1e6, max: 1e6 }).map((cents) => new Money(cents)),
+  fc.date({ min: new Date('1970-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }).map((date) => new Instant(date)),
+  fc.string({ maxLength: 6 }).map((text) => Buffer.from(text)),
+  fc.bigInt({ min: -(1n << 70n), max: 1n << 70n }),
+  fc.double(),
+  fc.integer(),
+  fc.constantFrom(2 ** 53 + 2, -0, 1e21, '12', '12.5', 'true', '', '07:08:09', '07:08:09Z', '2024-03-05', true, false, null, undefined),
+  fc.string({ maxLength: 8 })
+)
+const values = fc.oneof(
+  { weight: 4, arbitrary: leaf },
+  fc.array(leaf, { maxLength: 3 }),
+  fc.sparseArray(leaf, { maxLength: 3 }),
+  fc.dictionary(fc.constantFrom('a', 'b'), leaf, { maxKeys: 2, noNullPrototype: true })
+)
+
+test('property: any such value, in any field, answers an old client whose converter runs what it answers HEAD (plain Fastify\'s status and bytes)', async (t) => {
+  const fields: Record<string, TSchema> = {
+    string: Type.String(),
+    date: Type.String({ format: 'date' }),
+    time: Type.String({ format: 'time' }),
+    dateTime: Type.String({ format: 'date-time' }),
+    timeOrNull,
+    dateOrNull: Type.Union([Type.String({ format: 'date' }), Type.Null()]),
+    dateTimeOrNull: Type.Union([Type.Null(), Type.String({ format: 'date-time' })]),
+    stringOrNull: Type.Union([Type.String(), Type.Null()]),
+    number: Type.Number(),
+    numberOrNull: Type.Union([Type.Number(), Type.Null()]),
+    integer: Type.Integer(),
+    integerOrNull: Type.Union([Type.Integer(), Type.Null()]),
+    boolean: Type.Boolean(),
+    numberOrString: Type.Union([Type.Number(), Type.String()]),
+    times: Type.Array(timeOrNull),
+    numbers: Type.Array(Type.Number()),
+    dates: Type.Record(Type.String(), Type.Union([Type.String({ format: 'date' }), Type.Null()])),
+    unknown: Type.Unknown()
+  }
+  const pending = new Map<string, unknown>()
+  const { plain, app } = await apps(t, fields, (_kind, id) => pending.get(id))
+  let next = 0
+  await fc.assert(fc.asyncProperty(fc.constantFrom(...Object.keys(fields)), values, async (kind, value) => {
+    const id = String(next++)
+    pending.set(id, value)
+    const found = await answers(plain, app, `/${kind}?id=${id}`)
+    pending.delete(id)
+    t.equal(found.head, found.plain, `HEAD answers ${kind} as plain Fastify`)
+    if (found.old !== found.head) t.fail(`${kind}: HEAD ${found.head}, old ${found.old}`)
+    return found.old === found.head
+  }), { seed: SEED, numRuns: 400 })
+})
