@@ -18,10 +18,8 @@ import { appendLink, privateCacheControl } from './version-headers'
 import { processWarning } from '../core/warnings'
 import { ConverterFailedError, UnconvertibleResponseError } from '../core/errors'
 import { describeUnexpressible, unexpressibleValue } from '../routes/value-guards'
-import { copyAsWritten } from '../values/written-values'
-import { answerHeldNoneMatch, retagging } from './sent-entity-tags'
 import { copyAsWritten, putBack, type Replaced } from '../values/written-values'
-import { retagging } from '../core/entity-tags'
+import { answerHeldNoneMatch, retagging } from './sent-entity-tags'
 
 /** True when some of `steps` would convert the body of a response of `status` (asked only for streams and buffers). */
 function needsBody (steps: readonly ConverterStep[], status: number): boolean {
