@@ -1,0 +1,54 @@
+// `check` on parts of an OpenAPI document the diff library pairs or classifies wrongly: an operation's callbacks
+// (what the application sends a client's callback URL). A break there is red, a build changing nothing green.
+import { test } from 'tap'
+import { Type } from '@sinclair/typebox'
+import Fastify, { type FastifyInstance } from 'fastify'
+import { fastifyVersioner, HeadVersion, Version, VersionBundle, VersionChange, versioned } from '../../plugin'
+import { checkDocuments, exportDocuments } from '../../tools'
+import { scratch } from '../helpers/cli'
+
+const OLD = '2000-01-01'
+const NEW = '2001-01-01'
+
+class Nothing extends VersionChange {
+  description = 'Nothing an old client sees.'
+  instructionsToMigrateToPreviousVersion = []
+}
+
+type Json = Record<string, any>
+
+/** An application whose `POST /jobs` calls the client's URL back with `payload` when the job is done. */
+async function jobsApp (t: { teardown: (fn: () => unknown) => void }, payload: Json | undefined): Promise<FastifyInstance> {
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(), new Version(NEW, Nothing), new Version(OLD)) })
+  const callbacks = payload === undefined
+    ? undefined
+    : { jobDone: { '{$request.body#/callbackUrl}': { post: { requestBody: { content: { 'application/json': { schema: payload } } }, responses: { 200: { description: 'Received' } } } } } }
+  await app.register(versioned(async (api) => {
+    api.post('/jobs', {
+      schema: { body: Type.Object({ callbackUrl: Type.String() }), response: { 202: Type.Object({ id: Type.String() }) }, ...(callbacks === undefined ? {} : { callbacks }) }
+    }, async (request, reply) => reply.code(202).send({ id: 'j1' }))
+  }))
+  await app.ready()
+  return app
+}
+
+const RELEASED = Type.Object({ jobId: Type.String(), status: Type.Union([Type.Literal('done'), Type.Literal('failed')]) })
+
+test('check: what a callback sends an old version\'s client is compared as a webhook\'s payload', async (t) => {
+  const dir = await scratch(t)
+  await exportDocuments(await jobsApp(t, RELEASED), dir)
+  const changes = async (payload: Json | undefined): Promise<[string[], string[]]> => {
+    const { breaks, notes } = await checkDocuments(await jobsApp(t, payload), dir)
+    return [breaks.map((change) => change.text).sort(), notes.map((change) => change.text).sort()]
+  }
+  t.same(await changes(RELEASED), [[], []], 'the same build: green')
+  // The callback is the application's, the same in every version: each version's clients meet the change.
+  const everyVersion = (text: string): string[] => [OLD, NEW].map((version) => `${version} POST /jobs callback jobDone: ${text}`)
+  t.same((await changes(Type.Object({ job: Type.String(), status: RELEASED.properties.status })))[0], everyVersion('payload /jobId: renamed to job'), 'a field renamed')
+  const statuses = Type.Union([Type.Literal('done'), Type.Literal('failed'), Type.Literal('lost')])
+  t.same((await changes(Type.Object({ jobId: Type.String(), status: statuses })))[0], everyVersion("payload /status: enum member 'lost' added"), 'a value it did not send')
+  t.same((await changes(undefined))[0], everyVersion('callback removed'), 'the callback removed')
+  t.same(await changes(Type.Object({ ...RELEASED.properties, at: Type.Optional(Type.String()) })), [[], everyVersion('payload /at: new field')], 'a field added: a note')
+})
