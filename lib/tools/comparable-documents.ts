@@ -16,7 +16,7 @@ import { setOwn } from '../core/own-properties'
 import { DocumentValidator } from '../docs/example-validation'
 import { operationMethod, tuplesAsItemLists } from '../docs/openapi-schemas'
 import { isObject } from './type-printer'
-import { withStylesInForce } from './parameter-styles'
+import { caseFreeItem, caseFreeOperation } from './case-free-names'
 
 /** Starts the keys this module adds (a control character, which no path or status of a document starts with). */
 const ADDED = '\u0001'
@@ -55,7 +55,7 @@ function payloadOperation (operation: Json): Json {
 /** A webhook's (or callback's) path item as compared: each operation's payload as its response. */
 function payloadOperations (item: unknown): Json {
   const operations: Json = {}
-  for (const [method, operation] of entriesOf(item)) if (METHODS.has(method) && isObject(operation)) operations[method] = payloadOperation(operation)
+  for (const [method, operation] of entriesOf(item)) if (METHODS.has(method) && isObject(operation)) operations[method] = caseFreeOperation(payloadOperation(operation))
   return operations
 }
 
@@ -124,41 +124,11 @@ function withSecurity (item: unknown, security: unknown): unknown {
   return copy
 }
 
-/**
- * Parameters and response headers with header names in lower case (HTTP's are case-insensitive; Fastify lowers
- * them), and parameters with the `style` and `explode` in force (./parameter-styles.ts).
- */
-function lowerHeaderNames (operation: Json): Json {
-  const copy = without(operation, [])
-  if (Array.isArray(operation.parameters)) {
-    copy.parameters = operation.parameters.map((parameter: unknown) => withStylesInForce(
-      isObject(parameter) && parameter.in === 'header' && typeof parameter.name === 'string' ? { ...parameter, name: parameter.name.toLowerCase() } : parameter))
-  }
-  if (isObject(operation.responses)) {
-    const responses: Json = {}
-    for (const [status, response] of Object.entries(operation.responses)) {
-      const headers: Json = {}
-      for (const [name, header] of entriesOf(isObject(response) ? response.headers : undefined)) setOwn(headers, name.toLowerCase(), header)
-      setOwn(responses, status, isObject(response) && isObject(response.headers) ? { ...response, headers } : response)
-    }
-    copy.responses = responses
-  }
-  return copy
-}
-
-/** A path item with header names in lower case, in its parameters and its operations' (see {@link lowerHeaderNames}). */
-function withHeaderNames (item: unknown): unknown {
-  if (!isObject(item)) return item
-  const copy = lowerHeaderNames(item)
-  for (const [key, operation] of Object.entries(item)) if (operationMethod(key) !== undefined && isObject(operation)) copy[key] = lowerHeaderNames(operation)
-  return copy
-}
-
 /** The document's path items and operations under `paths`, QUERY (and other methods') operations and webhooks moved there. */
 function comparablePaths (document: Json): Json {
   const paths: Json = {}
   for (const [path, original] of entriesOf(document.paths)) {
-    const item = withCallbacksMoved(path, withHeaderNames(withSecurity(original, document.security)), paths)
+    const item = withCallbacksMoved(path, caseFreeItem(withSecurity(original, document.security)), paths)
     // `query` (OpenAPI 3.2's) or the plugin's `x-query`, `x-search` (decision 0052): methods the diff does not read.
     const others = isObject(item) ? Object.keys(item).filter((key) => !METHODS.has(key) && operationMethod(key) !== undefined) : []
     if (!isObject(item) || others.length === 0) {

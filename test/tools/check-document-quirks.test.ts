@@ -1,5 +1,6 @@
 // `check` on parts of an OpenAPI document the diff library pairs or classifies wrongly: an operation's callbacks
-// (what the application sends a client's callback URL). A break there is red, a build changing nothing green.
+// (what the application sends a client's callback URL), and media types written in another case. A break there is
+// red, a build changing nothing green.
 import { test } from 'tap'
 import { Type } from '@sinclair/typebox'
 import Fastify, { type FastifyInstance } from 'fastify'
@@ -51,4 +52,35 @@ test('check: what a callback sends an old version\'s client is compared as a web
   t.same((await changes(Type.Object({ jobId: Type.String(), status: statuses })))[0], everyVersion("payload /status: enum member 'lost' added"), 'a value it did not send')
   t.same((await changes(undefined))[0], everyVersion('callback removed'), 'the callback removed')
   t.same(await changes(Type.Object({ ...RELEASED.properties, at: Type.Optional(Type.String()) })), [[], everyVersion('payload /at: new field')], 'a field added: a note')
+})
+
+/** An application whose unversioned `POST /notes` (which the plugin does not read) declares its bodies under `media`. */
+async function notesApp (t: { teardown: (fn: () => unknown) => void }, media: string, field: string): Promise<FastifyInstance> {
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(), new Version(NEW, Nothing), new Version(OLD)) })
+  const Note = Type.Object({ [field]: Type.String() })
+  app.post('/notes', {
+    schema: { body: { content: { [media]: { schema: Note } } }, response: { 201: { description: 'Created', content: { [media]: { schema: Note } } } } }
+  }, async (request, reply) => reply.code(201).send(request.body))
+  await app.register(versioned(async (api) => {
+    api.get('/ping', { schema: { response: { 200: Type.Object({ ok: Type.Boolean() }) } } }, async () => ({ ok: true }))
+  }))
+  await app.ready()
+  return app
+}
+
+test('check: a media type written in another case is the same media type (HTTP compares them in any case)', async (t) => {
+  const dir = await scratch(t)
+  await exportDocuments(await notesApp(t, 'Application/JSON', 'text'), dir)
+  const breaks = async (media: string, field: string): Promise<string[]> => (await checkDocuments(await notesApp(t, media, field), dir)).breaks.map((change) => change.text).sort()
+  t.same(await breaks('application/json', 'text'), [], 'the case written otherwise: green')
+  t.same(await breaks('application/json', 'body'), [
+    'unversioned POST /notes: request body /text: renamed to body',
+    'unversioned POST /notes: response 201 /text: renamed to body'
+  ], 'a field renamed under it: red, named where it is')
+  t.same(await breaks('text/plain', 'text'), [
+    'unversioned POST /notes: request body content/application/json: remove (breaking)',
+    'unversioned POST /notes: response 201 content/application/json: remove (breaking)'
+  ], 'another media type: red')
 })
