@@ -1,11 +1,11 @@
 // `check` on parts of an OpenAPI document the diff library pairs or classifies wrongly: an operation's callbacks
-// (what the application sends a client's callback URL), and media types written in another case. A break there is
-// red, a build changing nothing green.
+// (what the application sends a client's callback URL), media types written in another case, and a `$ref` beside
+// other keywords (OpenAPI 3.1's schemas allow it). A break there is red, a build changing nothing green.
 import { test } from 'tap'
 import { Type } from '@sinclair/typebox'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { fastifyVersioner, HeadVersion, Version, VersionBundle, VersionChange, versioned } from '../../plugin'
-import { checkDocuments, exportDocuments } from '../../tools'
+import { checkDocuments, compareDocuments, exportDocuments } from '../../tools'
 import { scratch } from '../helpers/cli'
 
 const OLD = '2000-01-01'
@@ -83,4 +83,57 @@ test('check: a media type written in another case is the same media type (HTTP c
     'unversioned POST /notes: request body content/application/json: remove (breaking)',
     'unversioned POST /notes: response 201 content/application/json: remove (breaking)'
   ], 'another media type: red')
+})
+
+test('compareDocuments: a `$ref` beside other keywords is the schema it refers to with them', async (t) => {
+  /** A document whose response and request hold `Name` and `Address` with the keywords `beside` each `$ref`. */
+  const document = (beside: { name?: Json, address?: Json }): Json => ({
+    openapi: '3.1.0',
+    info: { title: 'Users', version: OLD },
+    components: {
+      schemas: {
+        Name: { type: 'string' },
+        Address: { type: 'object', properties: { street: { type: 'string' } }, required: ['street'] }
+      }
+    },
+    paths: {
+      '/users': {
+        post: {
+          requestBody: { content: { 'application/json': { schema: { type: 'object', properties: { name: { $ref: '#/components/schemas/Name', ...beside.name } } } } } },
+          responses: {
+            200: {
+              description: 'The user',
+              content: { 'application/json': { schema: { type: 'object', properties: { address: { $ref: '#/components/schemas/Address', ...beside.address } }, required: ['address'] } } }
+            }
+          }
+        }
+      }
+    }
+  })
+  const changes = (saved: Json, current: Json): string[] => compareDocuments(OLD, saved, current).map((change) => `${change.breaking ? 'break' : 'note'}: ${change.text}`).sort()
+  t.same(changes(document({}), document({ address: { description: 'Where the user lives' } })), [
+    `note: ${OLD} POST /users: response 200 /address: description added (text)`
+  ], 'a description beside it: text')
+  t.same(changes(document({}), document({ name: { maxLength: 20 } })), [
+    `break: ${OLD} POST /users: request body /name: maxLength (none) → 20`
+  ], 'a request narrowed beside it: red')
+  t.same(changes(document({ name: { maxLength: 20 } }), document({})), [
+    `note: ${OLD} POST /users: request body /name: maxLength 20 → (none)`
+  ], 'the same, undone: a note')
+  t.same(changes(document({ address: { description: 'Where the user lives' } }), document({ address: { description: 'Where the user lives' } })), [], 'the same: nothing')
+  // A schema referring to itself beside keywords (a tree's branches) stays as the diff library reads it: compared once.
+  const tree = (limit: number): Json => ({
+    openapi: '3.1.0',
+    info: { title: 'Trees', version: OLD },
+    components: {
+      schemas: {
+        Tree: {
+          type: 'object',
+          properties: { value: { type: 'string', maxLength: limit }, left: { $ref: '#/components/schemas/Tree', description: 'l' }, right: { $ref: '#/components/schemas/Tree', description: 'r' } }
+        }
+      }
+    },
+    paths: { '/tree': { get: { responses: { 200: { description: 'The tree', content: { 'application/json': { schema: { $ref: '#/components/schemas/Tree' } } } } } } } }
+  })
+  t.same(changes(tree(5), tree(10)), [`break: ${OLD} GET /tree: response 200 /value: maxLength 5 → 10`], 'a schema holding itself beside keywords')
 })
