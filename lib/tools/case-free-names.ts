@@ -26,7 +26,7 @@ const mediaType = (key: string): string => key.replace(/^[^;]*/, (essence) => es
 /** A request body or response (not a `$ref`) with its media types in lower case, and its headers' names. */
 function withLowerNames (part: unknown): unknown {
   if (!isObject(part) || Object.hasOwn(part, '$ref')) return part
-  const copy = { ...part }
+  const copy: Json = { ...part }
   if (Object.hasOwn(part, 'content')) copy.content = renamedKeys(part.content, mediaType)
   if (Object.hasOwn(part, 'headers')) copy.headers = renamedKeys(part.headers, (name) => name.toLowerCase())
   return copy

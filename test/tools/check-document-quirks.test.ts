@@ -29,7 +29,7 @@ async function jobsApp (t: { teardown: (fn: () => unknown) => void }, payload: J
   await app.register(versioned(async (api) => {
     api.post('/jobs', {
       schema: { body: Type.Object({ callbackUrl: Type.String() }), response: { 202: Type.Object({ id: Type.String() }) }, ...(callbacks === undefined ? {} : { callbacks }) }
-    }, async (request, reply) => reply.code(202).send({ id: 'j1' }))
+    }, async (_request, reply) => reply.code(202).send({ id: 'j1' }))
   }))
   await app.ready()
   return app
