@@ -5,7 +5,8 @@
  * lacks (a path item's `x-query` or `x-search`, or its `query` in an OpenAPI 3.2 document) becomes the one operation of
  * an item of its own, with the
  * path item's parameters; a webhook's payload, which its subscriber receives, becomes the one response of an
- * operation of its own (a webhook's parameters and acknowledgement responses are left out). And the version's own
+ * operation of its own (a webhook's parameters and acknowledgement responses are left out), and so does what an
+ * operation's callback sends the client's URL (`POST /jobs callback jobDone`). And the version's own
  * parameter is compared by whether it accepts the version, not by the `enum`, `const` and `default` that name it
  * in each document.
  * @module
@@ -15,12 +16,13 @@ import { setOwn } from '../core/own-properties'
 import { DocumentValidator } from '../docs/example-validation'
 import { operationMethod, tuplesAsItemLists } from '../docs/openapi-schemas'
 import { isObject } from './type-printer'
-import { withStylesInForce } from './parameter-styles'
+import { caseFreeItem, caseFreeOperation } from './case-free-names'
 
 /** Starts the keys this module adds (a control character, which no path or status of a document starts with). */
 const ADDED = '\u0001'
 const WEBHOOK_ITEM = `${ADDED}webhook `
-/** The status key of a webhook's payload among the responses of its operation. */
+const CALLBACK_ITEM = `${ADDED}callback `
+/** The status key of a webhook's (or callback's) payload among the responses of its operation. */
 const PAYLOAD = `${ADDED}payload`
 /** The method an operation of a method the diff does not read (QUERY) is compared under, in its own item. */
 const OWN_ITEM_METHOD = 'post'
@@ -48,6 +50,35 @@ function payloadOperation (operation: Json): Json {
   // A `$ref` to a request body is kept as it is: the diff resolves it, and a request body reads as a response.
   compared.responses = body === undefined ? {} : { [PAYLOAD]: isObject(body) && !Object.hasOwn(body, '$ref') ? without(body, ['required']) : body }
   return compared
+}
+
+/** A webhook's (or callback's) path item as compared: each operation's payload as its response. */
+function payloadOperations (item: unknown): Json {
+  const operations: Json = {}
+  for (const [method, operation] of entriesOf(item)) if (METHODS.has(method) && isObject(operation)) operations[method] = caseFreeOperation(payloadOperation(operation))
+  return operations
+}
+
+/**
+ * A path item without its operations' `callbacks`, each callback's path item put in `paths` as an item of its own
+ * (`POST /jobs callback jobDone`, with the expression of its URL where the callback has several), compared as a
+ * webhook is: what the application sends the client's URL is its payload.
+ */
+function withCallbacksMoved (path: string, item: unknown, paths: Json): unknown {
+  if (!isObject(item)) return item
+  const copy = without(item, [])
+  for (const [key, operation] of Object.entries(item)) {
+    const method = operationMethod(key)
+    if (method === undefined || !isObject(operation) || !Object.hasOwn(operation, 'callbacks')) continue
+    copy[key] = without(operation, ['callbacks'])
+    for (const [event, callback] of entriesOf(operation.callbacks)) {
+      const expressions = entriesOf(callback)
+      for (const [expression, target] of expressions) {
+        setOwn(paths, `${CALLBACK_ITEM}${method} ${path} callback ${event}${expressions.length > 1 ? ` ${expression}` : ''}`, payloadOperations(target))
+      }
+    }
+  }
+  return copy
 }
 
 /** `in` and `name` of a parameter, or `undefined` for a `$ref` or something else. */
@@ -93,41 +124,11 @@ function withSecurity (item: unknown, security: unknown): unknown {
   return copy
 }
 
-/**
- * Parameters and response headers with header names in lower case (HTTP's are case-insensitive; Fastify lowers
- * them), and parameters with the `style` and `explode` in force (./parameter-styles.ts).
- */
-function lowerHeaderNames (operation: Json): Json {
-  const copy = without(operation, [])
-  if (Array.isArray(operation.parameters)) {
-    copy.parameters = operation.parameters.map((parameter: unknown) => withStylesInForce(
-      isObject(parameter) && parameter.in === 'header' && typeof parameter.name === 'string' ? { ...parameter, name: parameter.name.toLowerCase() } : parameter))
-  }
-  if (isObject(operation.responses)) {
-    const responses: Json = {}
-    for (const [status, response] of Object.entries(operation.responses)) {
-      const headers: Json = {}
-      for (const [name, header] of entriesOf(isObject(response) ? response.headers : undefined)) setOwn(headers, name.toLowerCase(), header)
-      setOwn(responses, status, isObject(response) && isObject(response.headers) ? { ...response, headers } : response)
-    }
-    copy.responses = responses
-  }
-  return copy
-}
-
-/** A path item with header names in lower case, in its parameters and its operations' (see {@link lowerHeaderNames}). */
-function withHeaderNames (item: unknown): unknown {
-  if (!isObject(item)) return item
-  const copy = lowerHeaderNames(item)
-  for (const [key, operation] of Object.entries(item)) if (operationMethod(key) !== undefined && isObject(operation)) copy[key] = lowerHeaderNames(operation)
-  return copy
-}
-
 /** The document's path items and operations under `paths`, QUERY (and other methods') operations and webhooks moved there. */
 function comparablePaths (document: Json): Json {
   const paths: Json = {}
   for (const [path, original] of entriesOf(document.paths)) {
-    const item = withHeaderNames(withSecurity(original, document.security))
+    const item = withCallbacksMoved(path, caseFreeItem(withSecurity(original, document.security)), paths)
     // `query` (OpenAPI 3.2's) or the plugin's `x-query`, `x-search` (decision 0052): methods the diff does not read.
     const others = isObject(item) ? Object.keys(item).filter((key) => !METHODS.has(key) && operationMethod(key) !== undefined) : []
     if (!isObject(item) || others.length === 0) {
@@ -139,11 +140,7 @@ function comparablePaths (document: Json): Json {
       setOwn(paths, `${ADDED}${operationMethod(key) as string} ${path}`, { ...(Object.hasOwn(item, 'parameters') ? { parameters: item.parameters } : {}), [OWN_ITEM_METHOD]: item[key] })
     }
   }
-  for (const [name, item] of entriesOf(document.webhooks)) {
-    const operations: Json = {}
-    for (const [method, operation] of entriesOf(item)) if (METHODS.has(method) && isObject(operation)) operations[method] = payloadOperation(operation)
-    setOwn(paths, `${WEBHOOK_ITEM}${name}`, operations)
-  }
+  for (const [name, item] of entriesOf(document.webhooks)) setOwn(paths, `${WEBHOOK_ITEM}${name}`, payloadOperations(item))
   return paths
 }
 
@@ -215,19 +212,20 @@ export function comparableDocuments (version: string, saved: Json, current: Json
 }
 
 /**
- * True for the key of a webhook's item in a comparable document.
+ * What the key of an item of a comparable document holding a payload is: `'webhook'`, `'callback'`, else `undefined`.
  * @example
  * ```ts
- * const removed = isWebhookItem(diff.path[1]) ? 'webhook removed' : 'endpoint removed'
+ * const removed = `${payloadItem(diff.path[1]) ?? 'endpoint'} removed`
  * ```
  */
-export function isWebhookItem (key: string | number): boolean {
-  return String(key).startsWith(WEBHOOK_ITEM)
+export function payloadItem (key: string | number): 'webhook' | 'callback' | undefined {
+  const text = String(key)
+  return text.startsWith(WEBHOOK_ITEM) ? 'webhook' : text.startsWith(CALLBACK_ITEM) ? 'callback' : undefined
 }
 
 /**
  * The operation of a path item's key and method, as `check` names it: `GET /users`, `QUERY /search`,
- * `webhook invoice.paid` (`webhook invoice.paid (PUT)` for one not delivered with POST).
+ * `webhook invoice.paid` (`webhook invoice.paid (PUT)` for one not delivered with POST), `POST /jobs callback jobDone`.
  * @example
  * ```ts
  * operationName(diff.path[1], String(diff.path[2])) // 'QUERY /search'
@@ -235,8 +233,12 @@ export function isWebhookItem (key: string | number): boolean {
  */
 export function operationName (key: string | number, method: string): string {
   const text = String(key)
-  // A webhook is delivered with POST, but for the rare one declared with another method.
-  if (text.startsWith(WEBHOOK_ITEM)) return `webhook ${text.slice(WEBHOOK_ITEM.length)}${['post', ''].includes(method) ? '' : ` (${method.toUpperCase()})`}`
+  // A webhook (a callback) is delivered with POST, but for the rare one declared with another method.
+  const payload = payloadItem(text)
+  if (payload !== undefined) {
+    const name = payload === 'webhook' ? `webhook ${text.slice(WEBHOOK_ITEM.length)}` : text.slice(CALLBACK_ITEM.length)
+    return `${name}${['post', ''].includes(method) ? '' : ` (${method.toUpperCase()})`}`
+  }
   // An operation moved to an item of its own is named by its method and path there (`QUERY /search`).
   if (text.startsWith(ADDED)) return text.slice(ADDED.length)
   return `${method.toUpperCase()} ${text}`
@@ -262,16 +264,4 @@ export function itemName (key: string | number): string {
  */
 export function responseName (status: string | number): string {
   return status === PAYLOAD ? 'payload' : `response ${String(status)}`
-}
-
-/**
- * The media type of a change to a schema under a `content` map as `check` names it: ` (text/csv)` where the map holds
- * several media types, else nothing (nor for a change outside a media type's schema: `media` undefined).
- * @example
- * ```ts
- * mediaName({ 'application/json': {}, 'text/csv': {} }, 'text/csv') // ' (text/csv)'
- * ```
- */
-export function mediaName (content: unknown, media: unknown): string {
-  return media !== undefined && typeof content === 'object' && content !== null && Object.keys(content).length > 1 ? ` (${String(media)})` : ''
 }

@@ -11,7 +11,7 @@
 import { toolLibrary } from './tool-library'
 import { fastifyAjv, type AjvInstance, type AppAjvSetup } from '../core/strict-validator'
 import { isDeepStrictEqual } from 'node:util'
-import { comparableDocuments, isWebhookItem, itemName, METHODS, operationName, responseName } from './comparable-documents'
+import { comparableDocuments, itemName, METHODS, operationName, payloadItem, responseName } from './comparable-documents'
 import { documentDiffs } from './document-diff'
 import { compareInfo } from './info-comparison'
 import { withPluginAnsweredStatuses, withResponseRefsResolved, withStatusRanges } from './comparable-statuses'
@@ -138,7 +138,8 @@ function classify (comparison: Comparison, diff: RawDiff): void {
 }
 
 function endpointChange (comparison: Comparison, diff: RawDiff, key: string | number, method: string): void {
-  const [removed, added] = isWebhookItem(key) ? ['webhook removed', 'new webhook'] : ['endpoint removed', 'new endpoint']
+  const kind = payloadItem(key) ?? 'endpoint'
+  const [removed, added] = [`${kind} removed`, `new ${kind}`]
   if (diff.action === 'remove') report(comparison, operationName(key, method), '', removed, true)
   else if (diff.action === 'add') report(comparison, operationName(key, method), '', added, false)
 }
@@ -196,8 +197,8 @@ function classifyOperationPart (comparison: Comparison, diff: RawDiff, operation
     return required === undefined || noted(required ? 'became required' : 'became optional', required)
   }
   if (rest[0] === 'responses' && rest.length === 2) {
-    // A webhook's only response is its payload.
-    const webhook = isWebhookItem(diff.path[1])
+    // A webhook's (a callback's) only response is its payload.
+    const webhook = payloadItem(diff.path[1]) !== undefined
     if (diff.action === 'remove') noted(webhook ? 'removed' : 'status removed', true)
     else if (diff.action === 'add') noted(webhook ? 'new payload' : 'new status', false)
     return true

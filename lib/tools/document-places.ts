@@ -7,7 +7,7 @@ import type { Diff as RawDiff } from 'api-smart-diff'
 import { setOwn } from '../core/own-properties'
 import { pointerKey, pointerSegment } from '../core/json-schema'
 import type { AjvInstance } from '../core/strict-validator'
-import { mediaName, responseName } from './comparable-documents'
+import { responseName } from './comparable-documents'
 import { printable } from './terminal-text'
 import { literal } from './type-printer'
 import { TEXT_KEYS } from '../docs/parameter-rules'
@@ -229,4 +229,16 @@ export function withoutText (schema: unknown): unknown {
   const copy: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(schema)) if (!TEXT_KEYS.has(key)) setOwn(copy, key, withoutText(value))
   return copy
+}
+
+/**
+ * The media type of a change to a schema under a `content` map as `check` names it: ` (text/csv)` where the map holds
+ * several media types, else nothing (nor for a change outside a media type's schema: `media` undefined).
+ * @example
+ * ```ts
+ * mediaName({ 'application/json': {}, 'text/csv': {} }, 'text/csv') // ' (text/csv)'
+ * ```
+ */
+function mediaName (content: unknown, media: unknown): string {
+  return media !== undefined && typeof content === 'object' && content !== null && Object.keys(content).length > 1 ? ` (${String(media)})` : ''
 }

@@ -29,8 +29,14 @@ function componentsOf (document: unknown): Map<string, unknown> {
   return components
 }
 
-/** The component `$ref`s in `node` (not followed). */
-function refsIn (node: unknown, into: Set<string>): Set<string> {
+/**
+ * The component `$ref`s in `node` (not followed), added to `into`.
+ * @example
+ * ```ts
+ * refsIn({ items: { $ref: '#/components/schemas/User' } }, new Set()) // Set { '#/components/schemas/User' }
+ * ```
+ */
+export function refsIn (node: unknown, into: Set<string>): Set<string> {
   const stack = [node]
   while (stack.length > 0) {
     const next = stack.pop()

@@ -2,11 +2,12 @@
  * A saved and a current OpenAPI document made comparable for `check` where they write one schema two ways: a `$ref`
  * and the schema inline, a deprecated reference wrapped in `allOf`, the members of a union of references (which the
  * diff library pairs by fewest differences), an object written as an `allOf` of objects (`Type.Intersect`) and the
- * same fields in one object.
+ * same fields in one object, and a `$ref` beside other keywords.
  * @module
  */
 import { setOwn } from '../core/own-properties'
 import { follow, own, TEXT_KEYS } from './document-places'
+import { refsIn } from './schema-loops-unrolled'
 
 /** A `$ref` to a schema component standing alone: how the plugin writes a schema with an `$id` where it is used. */
 function isSchemaRef (node: unknown): boolean {
@@ -25,6 +26,26 @@ function unwrapped (document: unknown, node: Record<string, unknown>): unknown {
   const { allOf, ...annotations } = node
   const target = follow(document, (allOf as unknown[])[0])
   return typeof target === 'object' && target !== null && !Array.isArray(target) ? { ...target, ...annotations } : node
+}
+
+/**
+ * A schema `$ref` beside other keywords (OpenAPI 3.1's schemas allow it), as the schema it refers to with them, where
+ * that schema refers to no other and none of them but text is one of its own (else as it is). `api-smart-diff` makes
+ * it an `allOf` it never resolves: a description beside it removed the schema's fields (a false red), a `maxLength`
+ * beside it was a note.
+ */
+function siblingsMerged (document: unknown, node: unknown): unknown {
+  const ref = own(node, '$ref')
+  if (typeof ref !== 'string' || !ref.startsWith('#/components/schemas/') || isSchemaRef(node)) return node
+  const target = follow(document, { $ref: ref })
+  if (typeof target !== 'object' || target === null || Array.isArray(target) || refsIn(target, new Set()).size > 0) return node
+  const merged: Record<string, unknown> = { ...target }
+  for (const [key, value] of Object.entries(node as object)) {
+    if (key === '$ref') continue
+    if (Object.hasOwn(target, key) && !TEXT_KEYS.has(key)) return node
+    setOwn(merged, key, value)
+  }
+  return merged
 }
 
 /**
@@ -94,6 +115,7 @@ const MAX_ALIGNED_DEPTH = 1024
  * on the other is replaced by the schema it refers to, down both trees (fresh copies where anything changed).
  */
 function aligned (before: unknown, after: unknown, documents: readonly [unknown, unknown], depth: number): [unknown, unknown] {
+  [before, after] = [siblingsMerged(documents[0], before), siblingsMerged(documents[1], after)]
   // A reference deprecated since (or no longer) is written `{ deprecated, allOf: [$ref] }`: facing another form, inline.
   if (isWrappedRef(before) && !isWrappedRef(after)) before = unwrapped(documents[0], before as Record<string, unknown>)
   else if (isWrappedRef(after) && !isWrappedRef(before)) after = unwrapped(documents[1], after as Record<string, unknown>)
