@@ -26,6 +26,7 @@ import { replayInfos } from './replay-infos'
 import { refusalOf, type Refusal } from './verify-coverage'
 import type { Unexpressed } from './unexpressed-values'
 import type { Answered } from './answered-statuses'
+import type { AnsweredHeaders, HeadersAt } from './answered-headers'
 
 export type { ReplayIssue, Report, Target, VerifyFinding } from './verify-finding'
 import type { ReplayIssue } from './verify-finding'
@@ -172,7 +173,7 @@ class LevelChecks {
 }
 
 /** The body at each level a replay reached, with the converters that ran to reach it (for a round trip's comparisons), and a request's query string and headers. */
-export type Trail = Map<number, { readonly body: unknown, readonly converters: readonly string[], readonly text?: { readonly querystring: unknown, readonly headers: unknown } }>
+export type Trail = Map<number, { readonly body: unknown, readonly converters: readonly string[], readonly text?: { readonly querystring: unknown, readonly headers: unknown }, readonly answered?: Omit<HeadersAt, 'converters'> }>
 
 /**
  * One example to replay: a request of a version up to HEAD (by part), or a HEAD response (`body`) of status `status`
@@ -198,6 +199,8 @@ export interface Replay {
   readonly refused?: (refusal: Refusal) => void
   /** For a response: what a level documents for the status the converters left (`undefined`: `formAt` applies; ./answered-statuses.ts). */
   readonly answered?: (status: number, level: number) => Answered | undefined
+  /** For a response: the headers HEAD sends with it (./answered-headers.ts); the trail keeps what each level answers. */
+  readonly headers?: AnsweredHeaders
 }
 
 /** The issue of data that fails a level's schema: for a response holding a HEAD enum member the level lacks, in the words serving uses. */
@@ -206,7 +209,7 @@ function invalidIssue (replay: Replay, issue: ReplayIssue, body: unknown): Repla
   return found === undefined ? issue : { ...issue, value: found.value, message: found.message, fix: found.fix, changes: found.changes, converters: [] }
 }
 
-/** What a replay arrives with: the body, and for a response the status its converters left. */
+/** What a replay arrives with: the body, and for a response whose converters answered another status, that status. */
 export interface Replayed { readonly body: unknown, readonly status?: number }
 
 /**
@@ -221,11 +224,11 @@ export async function replayExample (context: ReplayContext, replay: Replay): Pr
 async function replayAt (context: ReplayContext, replay: Replay): Promise<ReplayIssue | Replayed | undefined> {
   const { data, level, status } = replay
   const parts = Object.keys(data) as RequestPart[]
-  const { request, info } = replayInfos(data, status, replay.mediaType)
+  const { request, info } = replayInfos(data, status, replay.mediaType, replay.headers?.sent)
   const current = (part: RequestPart): unknown => part === 'body' ? info.body : part === 'querystring' ? request.queryParams : part === 'headers' ? request.headers : data[part]
   const checks = new LevelChecks(context, replay.status === undefined)
   // A response's converters run by the status the ones before left, as serving's run by the reply's.
-  const reply = status === undefined ? undefined : info as { body: unknown, statusCode: number }
+  const reply = status === undefined ? undefined : info as { body: unknown, statusCode: number, headers: Record<string, unknown> }
   const byChange = convertersByChange(replay.steps)
   // A request goes up from the version: after the converters of step `index`, it is at level `index` (0 is HEAD). A response
   // goes down: at level 1 (the latest version) it is HEAD data under the HEAD changes' instructions; each step takes it one level down.
@@ -242,9 +245,14 @@ async function replayAt (context: ReplayContext, replay: Replay): Promise<Replay
     }
     // No converter ran: the body is the one the level before had (the trail's readers only read it).
     const before = ran.length === 0 && count > 0 ? replay.trail?.get(status === undefined ? where.reached + 1 : where.reached - 1) : undefined
-    replay.trail?.set(where.reached, { body: before === undefined ? copyJson(info.body) : before.body, converters: [...new Set(ran)], text: status === undefined ? { querystring: copyJson(request.queryParams), headers: copyJson(request.headers) } : undefined })
+    replay.trail?.set(where.reached, {
+      body: before === undefined ? copyJson(info.body) : before.body,
+      converters: [...new Set(ran)],
+      text: status === undefined ? { querystring: copyJson(request.queryParams), headers: copyJson(request.headers) } : undefined,
+      answered: reply === undefined || replay.headers === undefined ? undefined : { status: reply.statusCode, headers: { ...reply.headers } }
+    })
     // A response is serialized by the version's slot of the status its converters left (decision 0286).
-    const answered = replay.answered?.(reply?.statusCode as number, where.reached)
+    const answered = reply === undefined ? undefined : replay.answered?.(reply.statusCode, where.reached)
     if (answered !== undefined && !('form' in answered)) {
       const changes = context.steps[index].changes.map((change) => change.name)
       return { kind: 'invalid', part: 'body', pointer: '', message: answered.message, fix: answered.fix([...new Set(ran)], changes), changes, ...where, converters: [...new Set(ran)] }
@@ -258,5 +266,5 @@ async function replayAt (context: ReplayContext, replay: Replay): Promise<Replay
     const twice = watch?.convertedTwice()
     if (twice !== undefined) return { ...twice, part: 'body', ...where }
   }
-  return checks.lostIssue() ?? { body: info.body, status: reply?.statusCode }
+  return checks.lostIssue() ?? (reply === undefined || reply.statusCode === status ? { body: info.body } : { body: info.body, status: reply.statusCode })
 }

@@ -30,6 +30,7 @@ import { FormerFields } from './former-fields'
 import type { LiteralEnvironment } from './converter-literals'
 import { servedRequest } from './validation-in-force'
 import { answeredSlots, answeredStatuses, statusesOf } from './answered-statuses'
+import { answeredHeaders } from './answered-headers'
 
 /** What every target needs: the replay context, how examples are generated, where findings go. */
 export interface VerifyEnvironment extends TripEnvironment, GenerationOptions, CoverageEnvironment, DerivedEnvironment, AlikeEnvironment, LiteralEnvironment {
@@ -54,6 +55,12 @@ function expectedOf (env: VerifyEnvironment, headSchema: unknown, example: Gener
     followedTo: (level) => followed.get(level) ?? followed.set(level, followedWithMoves({ ...lineage, to: level }, headSchema, example.value)).get(level) as FollowedValue[],
     joinedTo: (level) => joinedValues({ ...lineage, to: level }, headSchema, example.value)
   }
+}
+
+/** A value of a response header's schema, as the text a client reads (`undefined` where none is generated). */
+function headerText (env: VerifyEnvironment, schema: TSchema): string | undefined {
+  const value = examplesOf(env, schema)[0]?.value
+  return value === undefined || typeof value === 'object' ? undefined : String(value)
 }
 
 /** Messages of lost values, by direction. */
@@ -206,7 +213,8 @@ export function responseTarget (env: VerifyEnvironment, at: { head: HeadRoute, b
       // At each level, the response the route has there: an endpoint instruction (`had({ response })`) may give a version another.
       formAt: formsOf(env, (_part, level) => at.head.forms.responses[level].schemas[slot] ?? headSchema),
       unexpressed: unexpressedIn(env.state, headSchema),
-      answered: answeredStatuses({ head: at.head, slot, status, media, versionAt: (level) => env.state.versionAt(level) }, (schema, level) => formsOf(env, () => schema)('body', level))
+      answered: answeredStatuses({ head: at.head, slot, status, media, versionAt: (level) => env.state.versionAt(level) }, (schema, level) => formsOf(env, () => schema)('body', level)),
+      headers: answeredHeaders({ head: at.head, status, level: behaviour.level, steps: env.steps, versionAt: (level) => env.state.versionAt(level), valueOf: (schema) => headerText(env, schema), compile: env.compileText ?? env.compile })
     }
   })
 }
@@ -218,7 +226,7 @@ export function responseTarget (env: VerifyEnvironment, at: { head: HeadRoute, b
  */
 async function verifyResponseSchema (env: VerifyEnvironment, headSchema: TSchema | undefined, target: ResponseTarget, back?: RequestSide): Promise<void> {
   const headForm = target.formAt('body', 0)
-  if (target.steps.length === 0 && headForm === target.formAt('body', target.level) && target.answered?.(target.status as number, target.level) === undefined) return
+  if (target.steps.length === 0 && headForm === target.formAt('body', target.level) && target.answered?.(target.status as number, target.level) === undefined && target.headers?.differ !== true) return
   const [coverage, tripsBack] = (['response', 'request'] as const).map((direction) => new Coverage(env, { route: target.route, version: target.version, direction }))
   for (const example of examplesOf(env, headForm, env.literalsOf(target.steps))) {
     if (!coverage.accepts(env.compile(headForm), example.value, target.part)) continue
@@ -230,8 +238,10 @@ async function verifyResponseSchema (env: VerifyEnvironment, headSchema: TSchema
     const replay = { ...target, data: { body: example.value }, required: new Map([['body' as const, expected]]), trail }
     const result = await replayExample(env, replay)
     if (result === undefined) continue
+    const headers = 'body' in result ? target.headers?.judge((level) => { const at = trail.get(level); return at?.answered && { ...at.answered, converters: at.converters } }) : undefined
+    if (headers !== undefined) env.report({ route: target.route, version: target.version, direction: 'response', example: example.value }, headers)
     // Answered with another status, the body is another schema's: nothing of it is followed.
-    if ('body' in result && result.status !== target.status) continue
+    if ('body' in result && result.status !== undefined) continue
     if ('body' in result) {
       if (back !== undefined) await verifyTripBack(env, { target, request: back, coverage: tripsBack }, example, result.body)
       const issues = env.alikeIssues({ level: 0, end: target.level, body: example.value, trail, expected }, target.part)
