@@ -31,6 +31,7 @@ import type { LiteralEnvironment } from './converter-literals'
 import { servedRequest } from './validation-in-force'
 import { answeredSlots, answeredStatuses, statusesOf } from './answered-statuses'
 import { answeredHeaders } from './answered-headers'
+import { toldAsStripped } from './validation-strips'
 
 /** What every target needs: the replay context, how examples are generated, where findings go. */
 export interface VerifyEnvironment extends TripEnvironment, GenerationOptions, CoverageEnvironment, DerivedEnvironment, AlikeEnvironment, LiteralEnvironment {
@@ -156,7 +157,9 @@ async function verifyRequests (env: VerifyEnvironment, at: { head: HeadRoute, be
     // The converters change `data` in place: a finding shows the example as validated (`sentParts`), its headers or query string where it is on them.
     const [data, sentParts] = [dataOf(false), dataOf(false)]
     const target: Target = { route, version: behaviour.version, direction: 'request', example: sentParts.body ?? sentParts.querystring ?? sentParts.headers }
-    const reportOn = (issue: ReplayIssue): void => report(issue.part === 'headers' || issue.part === 'querystring' ? { ...target, example: sentParts[issue.part] } : target, lostMessage(issue, behaviour.version, 'HEAD'))
+    // A value the version's own validation removed (a union's first closed member) is told as the validation's.
+    const told = (issue: ReplayIssue): ReplayIssue => toldAsStripped(picked.get(issue.part as RequestPart)?.value, sentParts[issue.part as RequestPart])(issue)
+    const reportOn = (issue: ReplayIssue): void => report(issue.part === 'headers' || issue.part === 'querystring' ? { ...target, example: sentParts[issue.part] } : target, told(lostMessage(issue, behaviour.version, 'HEAD')))
     const sent = trip === undefined ? undefined : { body: copyJson(data.body), headSchema: headPart(head, 'body', body) as TSchema, trail: new Map() }
     const trail = sent?.trail ?? new Map()
     const replay = { data, required, formAt, steps: plan.requestSteps, method: behaviour.state.methods[0], level: behaviour.level, status: undefined, trail, mediaType: body === '' ? undefined : body }
