@@ -20,15 +20,15 @@ interface ReplayRequest {
 
 /**
  * The request of a replay of `data` (by part), and the info its converters run on: that request when `status` is
- * undefined, else a response of that status. `mediaType` is the body's: a request's `content` entry (a form's body
- * is then also `form`), a response's slot (its `Content-Type`).
+ * undefined, else a response of that status, with the headers `sent`. `mediaType` is the body's: a request's
+ * `content` entry (a form's body is then also `form`), a response's slot (its `Content-Type`).
  * @example
  * ```ts
  * const { request } = replayInfos({ body: { name: 'Ada' } }, undefined, 'application/x-www-form-urlencoded')
  * request.form // { name: 'Ada' }
  * ```
  */
-export function replayInfos (data: Partial<Record<RequestPart, unknown>>, status: number | undefined, mediaType: string | undefined): { request: ReplayRequest, info: { body: unknown } } {
+export function replayInfos (data: Partial<Record<RequestPart, unknown>>, status: number | undefined, mediaType: string | undefined, sent: Readonly<Record<string, string>> = {}): { request: ReplayRequest, info: { body: unknown } } {
   const form = formKind(mediaType) !== undefined
   const request: ReplayRequest = {
     body: data.body,
@@ -38,7 +38,7 @@ export function replayInfos (data: Partial<Record<RequestPart, unknown>>, status
     get form (): unknown { return form ? this.body : undefined },
     set form (fields: unknown) { if (form && fields !== undefined) this.body = fields }
   }
-  const headers = mediaType === undefined ? {} : { 'content-type': mediaType }
+  const headers = mediaType === undefined ? { ...sent } : { ...sent, 'content-type': mediaType }
   const info = status === undefined ? request : { body: copyJson(data.body), statusCode: status, headers, raw: data.body, setCookie () {}, deleteCookie () {} }
   return { request, info }
 }

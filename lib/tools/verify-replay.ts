@@ -5,7 +5,7 @@
  * converted, not coerced, but for the text Fastify coerces in a query string's or headers' scalars; a HEAD enum
  * member the version lacks is named as serving names it), and at the end every sentinel that must arrive
  * (./data-flow.ts) must be delivered, and no value followed there may be dropped (./value-comparison.ts). The first
- * version change after which either fails is the one at fault. Also the type of what `verify` finds.
+ * version change after which either fails is the one at fault. The type of what `verify` finds is ./verify-finding.ts's.
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
@@ -25,63 +25,11 @@ import { unequalItems, type Expected } from './list-items'
 import { replayInfos } from './replay-infos'
 import { refusalOf, type Refusal } from './verify-coverage'
 import type { Unexpressed } from './unexpressed-values'
+import type { Answered } from './answered-statuses'
+import type { AnsweredHeaders, HeadersAt } from './answered-headers'
 
-/** One problem `verify` found: where, in which version and direction, and which version change is at fault. */
-export interface VerifyFinding {
-  /** The route as the version serves it (`POST /users`), or `webhook <name>`. */
-  readonly route: string
-  /** The newest version where the problem shows. */
-  readonly version: string
-  /** Every version where it shows (newest first). */
-  readonly versions: readonly string[]
-  /** `'request'`: a request of `version` migrated up to HEAD; `'response'`: a HEAD response (or webhook payload) migrated down to it. */
-  readonly direction: 'request' | 'response'
-  /**
-   * `'invalid'`: the migrated data fails the version's schema; `'lost'`: a value that should arrive (a renamed field's, a list's
-   * items) does not, or a field an old version declares (`existedAs`) is in no example; `'round trip'`: a value sent up does not
-   * come back; `'converter failed'`: a converter threw; `'invalid example'`: a document's example fails its own schema (`route` is
-   * `document`, `pointer` its place); `'uncompilable'`: the part's schema in that version does not compile with the app's Ajv, so
-   * every request of the version would answer 500 (not replayed); `'converted twice'`: two converters of one version change wrote
-   * one place (./converted-twice.ts).
-   */
-  readonly kind: 'invalid' | 'lost' | 'round trip' | 'converter failed' | 'invalid example' | 'uncompilable' | 'converted twice'
-  /** The request part (`body`, `querystring`, `params`, `headers`), `response <status>`, or `converter`. */
-  readonly part: string
-  /** A JSON pointer into that part (`*` for array items): where the data stopped matching, or where the lost value was. */
-  readonly pointer: string
-  /** What went wrong. */
-  readonly message: string
-  /** The value that was lost, changed or refused (the generated one); absent when no one value is at fault. */
-  readonly value?: unknown
-  /** What to add or fix, in one sentence (every finding of a replay has one). */
-  readonly fix?: string
-  /** The version holding the change at fault (`'HeadVersion'` for HEAD changes). */
-  readonly changeVersion: string
-  /** The version change classes of that version. */
-  readonly versionChanges: readonly string[]
-  /** The converters of that version that ran on the example (`Class.method`); empty when none did. */
-  readonly converters: readonly string[]
-  /** The generated example that showed it (the request part, or the HEAD body). */
-  readonly example: unknown
-  /** The whole finding on one line. */
-  readonly text: string
-}
-
-/** Where a finding was made. */
-export type Target = Pick<VerifyFinding, 'route' | 'version' | 'direction' | 'example'>
-
-/** Where findings go: the target, and the issue a replay found there. */
-export type Report = (target: Target, issue: ReplayIssue) => void
-
-/** What a replay reports: the kind of problem, where, the converters of the step at fault that ran, and that step. */
-export type ReplayIssue = Pick<VerifyFinding, 'kind' | 'part' | 'pointer' | 'message' | 'converters'> & Partial<Pick<VerifyFinding, 'value' | 'fix'>> & {
-  /** Index of the generation step at fault (`steps[index]`). */
-  readonly step: number
-  /** The level whose schema the data reached when it went wrong (0 is HEAD). */
-  readonly reached: number
-  /** The version changes at fault, when not every change of the step is (the one that removed an enum member). */
-  readonly changes?: readonly string[]
-}
+export type { ReplayIssue, Report, Target, VerifyFinding } from './verify-finding'
+import type { ReplayIssue } from './verify-finding'
 
 /** What replays need: strict validators, the application's `$ref`s, the generation steps, and how converters run. */
 export interface ReplayContext {
@@ -169,6 +117,9 @@ class LevelChecks {
     return firstMissing.get(missing[0])
   }
 
+  /** Follows no value further: a converter answered another status, whose body is another schema's. */
+  forget (): void { this.reached.length = 0 }
+
   private lostAt (level: Reached): Array<[string, ReplayIssue]> { return level.lost ?? this.lost(level) }
 
   /** The values a level's data loses, each with its key and its issue there. */
@@ -222,7 +173,7 @@ class LevelChecks {
 }
 
 /** The body at each level a replay reached, with the converters that ran to reach it (for a round trip's comparisons), and a request's query string and headers. */
-export type Trail = Map<number, { readonly body: unknown, readonly converters: readonly string[], readonly text?: { readonly querystring: unknown, readonly headers: unknown } }>
+export type Trail = Map<number, { readonly body: unknown, readonly converters: readonly string[], readonly text?: { readonly querystring: unknown, readonly headers: unknown }, readonly answered?: Omit<HeadersAt, 'converters'> }>
 
 /**
  * One example to replay: a request of a version up to HEAD (by part), or a HEAD response (`body`) of status `status`
@@ -246,6 +197,10 @@ export interface Replay {
   readonly mediaType?: string
   /** Told of a request converter refusing the example with a client error (the replay then answers `undefined`). */
   readonly refused?: (refusal: Refusal) => void
+  /** For a response: what a level documents for the status the converters left (`undefined`: `formAt` applies; ./answered-statuses.ts). */
+  readonly answered?: (status: number, level: number) => Answered | undefined
+  /** For a response: the headers HEAD sends with it (./answered-headers.ts); the trail keeps what each level answers. */
+  readonly headers?: AnsweredHeaders
 }
 
 /** The issue of data that fails a level's schema: for a response holding a HEAD enum member the level lacks, in the words serving uses. */
@@ -254,21 +209,26 @@ function invalidIssue (replay: Replay, issue: ReplayIssue, body: unknown): Repla
   return found === undefined ? issue : { ...issue, value: found.value, message: found.message, fix: found.fix, changes: found.changes, converters: [] }
 }
 
+/** What a replay arrives with: the body, and for a response whose converters answered another status, that status. */
+export interface Replayed { readonly body: unknown, readonly status?: number }
+
 /**
  * Replays an example: a request up to HEAD, a response down to the version. Returns the first issue (the example
  * is then done), or the body it arrives with; `undefined` when a request converter refused the example with a
  * client error (4xx): nothing to report.
  */
-export async function replayExample (context: ReplayContext, replay: Replay): Promise<ReplayIssue | { body: unknown } | undefined> {
-  return await (context.inVersion?.(replay.level, async () => await replayAt(context, replay)) ?? replayAt(context, replay)) as ReplayIssue | { body: unknown } | undefined
+export async function replayExample (context: ReplayContext, replay: Replay): Promise<ReplayIssue | Replayed | undefined> {
+  return await (context.inVersion?.(replay.level, async () => await replayAt(context, replay)) ?? replayAt(context, replay)) as ReplayIssue | Replayed | undefined
 }
 
-async function replayAt (context: ReplayContext, replay: Replay): Promise<ReplayIssue | { body: unknown } | undefined> {
+async function replayAt (context: ReplayContext, replay: Replay): Promise<ReplayIssue | Replayed | undefined> {
   const { data, level, status } = replay
   const parts = Object.keys(data) as RequestPart[]
-  const { request, info } = replayInfos(data, status, replay.mediaType)
+  const { request, info } = replayInfos(data, status, replay.mediaType, replay.headers?.sent)
   const current = (part: RequestPart): unknown => part === 'body' ? info.body : part === 'querystring' ? request.queryParams : part === 'headers' ? request.headers : data[part]
   const checks = new LevelChecks(context, replay.status === undefined)
+  // A response's converters run by the status the ones before left, as serving's run by the reply's.
+  const reply = status === undefined ? undefined : info as { body: unknown, statusCode: number, headers: Record<string, unknown> }
   const byChange = convertersByChange(replay.steps)
   // A request goes up from the version: after the converters of step `index`, it is at level `index` (0 is HEAD). A response
   // goes down: at level 1 (the latest version) it is HEAD data under the HEAD changes' instructions; each step takes it one level down.
@@ -277,7 +237,7 @@ async function replayAt (context: ReplayContext, replay: Replay): Promise<Replay
     const where = { step: index, reached: status === undefined ? index : index + 1 }
     const { steps, watch, ran } = watchedSteps(index >= 1 ? byChange(context.steps[index]) : [], context.steps[index], { run: context.runConverter, body: info.body })
     try {
-      if (steps.length > 0) info.body = await runStepsToBody(steps, info, info.body, { method: replay.method, reply: status === undefined ? undefined : { statusCode: status } })
+      if (steps.length > 0) info.body = await runStepsToBody(steps, info, info.body, { method: replay.method, reply })
     } catch (error) {
       const refusal = status === undefined ? refusalOf(error) : undefined
       if (refusal !== undefined) replay.refused?.(refusal)
@@ -285,13 +245,26 @@ async function replayAt (context: ReplayContext, replay: Replay): Promise<Replay
     }
     // No converter ran: the body is the one the level before had (the trail's readers only read it).
     const before = ran.length === 0 && count > 0 ? replay.trail?.get(status === undefined ? where.reached + 1 : where.reached - 1) : undefined
-    replay.trail?.set(where.reached, { body: before === undefined ? copyJson(info.body) : before.body, converters: [...new Set(ran)], text: status === undefined ? { querystring: copyJson(request.queryParams), headers: copyJson(request.headers) } : undefined })
-    for (const part of parts) {
-      const invalid = checks.check(replay.formAt(part, where.reached), current(part), replay.required.get(part), { part, ...where, converters: [...new Set(ran)] })
+    replay.trail?.set(where.reached, {
+      body: before === undefined ? copyJson(info.body) : before.body,
+      converters: [...new Set(ran)],
+      text: status === undefined ? { querystring: copyJson(request.queryParams), headers: copyJson(request.headers) } : undefined,
+      answered: reply === undefined || replay.headers === undefined ? undefined : { status: reply.statusCode, headers: { ...reply.headers } }
+    })
+    // A response is serialized by the version's slot of the status its converters left (decision 0286).
+    const answered = reply === undefined ? undefined : replay.answered?.(reply.statusCode, where.reached)
+    if (answered !== undefined && !('form' in answered)) {
+      const changes = context.steps[index].changes.map((change) => change.name)
+      return { kind: 'invalid', part: 'body', pointer: '', message: answered.message, fix: answered.fix([...new Set(ran)], changes), changes, ...where, converters: [...new Set(ran)] }
+    }
+    if (reply?.statusCode !== status) checks.forget()
+    // A status documented without a schema (a description only) has no body to judge.
+    for (const part of answered !== undefined && answered.form === undefined ? [] : parts) {
+      const invalid = checks.check(answered?.form ?? replay.formAt(part, where.reached), current(part), reply?.statusCode === status ? replay.required.get(part) : undefined, { part, ...where, converters: [...new Set(ran)] })
       if (invalid !== undefined) return invalidIssue(replay, invalid, info.body)
     }
     const twice = watch?.convertedTwice()
     if (twice !== undefined) return { ...twice, part: 'body', ...where }
   }
-  return checks.lostIssue() ?? { body: info.body }
+  return checks.lostIssue() ?? (reply === undefined || reply.statusCode === status ? { body: info.body } : { body: info.body, status: reply.statusCode })
 }

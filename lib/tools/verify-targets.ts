@@ -9,7 +9,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import { lowerCaseHeaders, prepareSchema } from '../routes/prepared-schemas'
 import { headPart, isSuccessKey, REQUEST_PARTS, requestPlanOf, type RequestPart, type VersionBehaviour } from '../routes/version-plan'
-import { responseSlot, type SchemaSlots } from '../routes/schema-forms'
+import { responseSlot } from '../routes/schema-forms'
 import type { DeclaredWebhook } from '../routes/webhooks'
 import type { HeadRoute, VersionerState } from '../routes/versioner-state'
 import { copyJson } from '../serve/step-runner'
@@ -29,6 +29,9 @@ import { sendable } from './text-parts'
 import { FormerFields } from './former-fields'
 import type { LiteralEnvironment } from './converter-literals'
 import { servedRequest } from './validation-in-force'
+import { answeredSlots, answeredStatuses, statusesOf } from './answered-statuses'
+import { answeredHeaders } from './answered-headers'
+import { toldAsStripped } from './validation-strips'
 
 /** What every target needs: the replay context, how examples are generated, where findings go. */
 export interface VerifyEnvironment extends TripEnvironment, GenerationOptions, CoverageEnvironment, DerivedEnvironment, AlikeEnvironment, LiteralEnvironment {
@@ -55,23 +58,10 @@ function expectedOf (env: VerifyEnvironment, headSchema: unknown, example: Gener
   }
 }
 
-/**
- * The statuses a response slot answers that a replay takes it with: its own status, the first of its `Nxx` range
- * without a schema of its own; for `default` (Fastify's schema for every status without one), the first success
- * without one and, when the route has a success schema of its own (`default` is then how it declares its errors),
- * the first error without one.
- */
-function statusesOf (slots: SchemaSlots, slot: string): number[] {
-  const key = slot.split(' ')[0]
-  const falls = (status: number): boolean => !slots.byStatus.has(String(status)) && !slots.byStatus.has(`${String(status)[0]}xx`)
-  if (/^\d+$/.test(key)) return [Number(key)]
-  const first = (from: number, to: number, test: (status: number) => boolean): number[] => {
-    for (let status = from; status <= to; status++) if (test(status)) return [status]
-    return []
-  }
-  if (key !== 'default') return first(Number(key[0]) * 100, Number(key[0]) * 100 + 99, (status) => !slots.byStatus.has(String(status)))
-  const errors = [...slots.byStatus.keys()].some(isSuccessKey) ? first(400, 599, falls) : []
-  return [...first(200, 299, falls), ...errors]
+/** A value of a response header's schema, as the text a client reads (`undefined` where none is generated). */
+function headerText (env: VerifyEnvironment, schema: TSchema): string | undefined {
+  const value = examplesOf(env, schema)[0]?.value
+  return value === undefined || typeof value === 'object' ? undefined : String(value)
 }
 
 /** Messages of lost values, by direction. */
@@ -167,7 +157,9 @@ async function verifyRequests (env: VerifyEnvironment, at: { head: HeadRoute, be
     // The converters change `data` in place: a finding shows the example as validated (`sentParts`), its headers or query string where it is on them.
     const [data, sentParts] = [dataOf(false), dataOf(false)]
     const target: Target = { route, version: behaviour.version, direction: 'request', example: sentParts.body ?? sentParts.querystring ?? sentParts.headers }
-    const reportOn = (issue: ReplayIssue): void => report(issue.part === 'headers' || issue.part === 'querystring' ? { ...target, example: sentParts[issue.part] } : target, lostMessage(issue, behaviour.version, 'HEAD'))
+    // A value the version's own validation removed (a union's first closed member) is told as the validation's.
+    const told = (issue: ReplayIssue): ReplayIssue => toldAsStripped(picked.get(issue.part as RequestPart)?.value, sentParts[issue.part as RequestPart])(issue)
+    const reportOn = (issue: ReplayIssue): void => report(issue.part === 'headers' || issue.part === 'querystring' ? { ...target, example: sentParts[issue.part] } : target, told(lostMessage(issue, behaviour.version, 'HEAD')))
     const sent = trip === undefined ? undefined : { body: copyJson(data.body), headSchema: headPart(head, 'body', body) as TSchema, trail: new Map() }
     const trail = sent?.trail ?? new Map()
     const replay = { data, required, formAt, steps: plan.requestSteps, method: behaviour.state.methods[0], level: behaviour.level, status: undefined, trail, mediaType: body === '' ? undefined : body }
@@ -208,7 +200,7 @@ function requestSide (env: VerifyEnvironment, head: HeadRoute, behaviour: Versio
  */
 export function responseTarget (env: VerifyEnvironment, at: { head: HeadRoute, behaviour: VersionBehaviour, route: string }, slot: string): ResponseTarget[] {
   const { behaviour } = at
-  const headSchema = at.head.forms.responses[behaviour.level].schemas[slot]
+  const headSchema = at.head.forms.responses[behaviour.level].schemas[slot] ?? at.head.forms.responses[0].schemas[slot]
   const media = slot.includes(' ') ? slot.slice(slot.indexOf(' ') + 1) : 'application/json'
   return statusesOf(behaviour.responses, slot).map((status) => {
     const served = (status < 300 ? behaviour.successWork : behaviour.errorWork) ? responseSlot(behaviour.responses, status, { getHeader: () => media }) : undefined
@@ -223,7 +215,9 @@ export function responseTarget (env: VerifyEnvironment, at: { head: HeadRoute, b
       steps: behaviour.responseSteps.get(served ?? '') ?? [],
       // At each level, the response the route has there: an endpoint instruction (`had({ response })`) may give a version another.
       formAt: formsOf(env, (_part, level) => at.head.forms.responses[level].schemas[slot] ?? headSchema),
-      unexpressed: unexpressedIn(env.state, headSchema)
+      unexpressed: unexpressedIn(env.state, headSchema),
+      answered: answeredStatuses({ head: at.head, slot, status, media, versionAt: (level) => env.state.versionAt(level) }, (schema, level) => formsOf(env, () => schema)('body', level)),
+      headers: answeredHeaders({ head: at.head, status, level: behaviour.level, steps: env.steps, versionAt: (level) => env.state.versionAt(level), valueOf: (schema) => headerText(env, schema), compile: env.compileText ?? env.compile })
     }
   })
 }
@@ -235,7 +229,7 @@ export function responseTarget (env: VerifyEnvironment, at: { head: HeadRoute, b
  */
 async function verifyResponseSchema (env: VerifyEnvironment, headSchema: TSchema | undefined, target: ResponseTarget, back?: RequestSide): Promise<void> {
   const headForm = target.formAt('body', 0)
-  if (target.steps.length === 0 && headForm === target.formAt('body', target.level)) return
+  if (target.steps.length === 0 && headForm === target.formAt('body', target.level) && target.answered?.(target.status as number, target.level) === undefined && target.headers?.differ !== true) return
   const [coverage, tripsBack] = (['response', 'request'] as const).map((direction) => new Coverage(env, { route: target.route, version: target.version, direction }))
   for (const example of examplesOf(env, headForm, env.literalsOf(target.steps))) {
     if (!coverage.accepts(env.compile(headForm), example.value, target.part)) continue
@@ -247,6 +241,10 @@ async function verifyResponseSchema (env: VerifyEnvironment, headSchema: TSchema
     const replay = { ...target, data: { body: example.value }, required: new Map([['body' as const, expected]]), trail }
     const result = await replayExample(env, replay)
     if (result === undefined) continue
+    const headers = 'body' in result ? target.headers?.judge((level) => { const at = trail.get(level); return at?.answered && { ...at.answered, converters: at.converters } }) : undefined
+    if (headers !== undefined) env.report({ route: target.route, version: target.version, direction: 'response', example: example.value }, headers)
+    // Answered with another status, the body is another schema's: nothing of it is followed.
+    if ('body' in result && result.status !== undefined) continue
     if ('body' in result) {
       if (back !== undefined) await verifyTripBack(env, { target, request: back, coverage: tripsBack }, example, result.body)
       const issues = env.alikeIssues({ level: 0, end: target.level, body: example.value, trail, expected }, target.part)
@@ -271,7 +269,8 @@ export async function verifyRoute (env: VerifyEnvironment, head: HeadRoute, beha
     const key = roundTripKey(env, head, behaviour, body)
     if (key !== undefined && body !== undefined && !trips.has(key)) trips.set(key, body)
   }
-  for (const [slot, schema] of Object.entries(head.forms.responses[behaviour.level].schemas)) {
+  // The version's responses, and those HEAD's handlers answer which the version does not document (decision 0286).
+  for (const [slot, schema] of answeredSlots(head.forms.responses, behaviour.level)) {
     const body = trips.get(slot)
     const back = body === undefined ? undefined : requestSide(env, head, behaviour, body)
     // Handlers answer HEAD's response (responseTarget generates it), whatever response an endpoint instruction gives the version.

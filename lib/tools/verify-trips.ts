@@ -19,6 +19,7 @@ import { echoResponse, type EchoedResponse } from './echo-response'
 import { arrives, deliveredStrings } from './sentinel-arrival'
 import type { GeneratedExample } from './example-generation'
 import { changedValue, shown } from './value-comparison'
+import { toldAsStripped } from './validation-strips'
 import { replayExample, type Replay, type ReplayContext, type Report, type Trail } from './verify-replay'
 import type { Coverage } from './verify-coverage'
 
@@ -152,10 +153,10 @@ export async function verifyTripBack (env: TripEnvironment, at: { target: Respon
   const required = new Map([['body' as const, { example: body, sentinels, byWords: false, followedTo: () => [] }]])
   const result = await replayExample(env, { ...target, data, required, formAt: request.formAt, steps: request.steps, status: undefined, unexpressed: undefined })
   if (result === undefined || 'body' in result || result.kind !== 'lost') return
-  env.report({ route: target.route, version: target.version, direction: 'request', example: body }, {
+  env.report({ route: target.route, version: target.version, direction: 'request', example: body }, toldAsStripped(body, data.body)({
     ...result,
     kind: 'round trip',
     part: request.part,
     message: `the value at ${result.pointer} of a HEAD response, sent down to ${target.version} and back up, does not reach HEAD: ${result.message}`
-  })
+  }))
 }
