@@ -41,7 +41,7 @@ export function toldAsStripped (sent: unknown, served: unknown): (issue: ReplayI
       message: `${issue.message.replace(/\.$/, '')}: the application's validation removed ${place} from the request as served, before any converter ran ` +
         '(Fastify\'s Ajv with removeAdditional tries a union\'s members in order and strips the fields the first closed member does not declare; ' +
         'HEAD\'s validation does the same with the same union)',
-      fix: 'No converter can carry what validation removed: put the union member with the most fields first, give the union a discriminator, ' +
+      fix: 'No converter can carry what validation removed: put the union member with the most fields first ' +
         'or set removeAdditional: false in the application\'s Ajv options (docs/decisions/0284).'
     }
   }
