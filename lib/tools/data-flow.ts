@@ -235,7 +235,7 @@ export function schemaAt (schema: unknown, data: unknown, path: readonly PathKey
     if (node === undefined || typeof value !== 'object' || value === null) return undefined
     const reading = readingNode(node, value, resolveRef, at)
     const seed = at === undefined || at.level === 0 || Array.isArray(value) ? undefined : at.generation.seedOf(reading as TSchema)
-    const child = seed === undefined
+    const child = at === undefined || seed === undefined
       ? declaredChildren(reading, value).find(([name]) => name === key)?.[1]
       : fieldsAt(at.generation, seed.head, at.level).find((entry) => entry.key === key)?.field.type
     node = asNode(child, resolveRef)
