@@ -220,8 +220,9 @@ export function valueAt (data: unknown, path: readonly PathKey[]): unknown {
 }
 
 /**
- * The schema node of the value at `path` of `data` (data of `schema`, or of its form at level `at`), read as the other
- * walks read it (a union by the member the data belongs to); `undefined` where the path leaves what the schema declares.
+ * The schema node of the value at `path` of `data` (data of `schema`, or of its form at level `at`: an object's fields
+ * by their names there, as {@link followedValues} reads them), read as the other walks read it (a union by the member
+ * the data belongs to); `undefined` where the path leaves what the schema declares.
  * @example
  * ```ts
  * schemaAt(Payment, { amountCents: 1999 }, ['amountCents'], resolveRef) // { type: 'integer' }
@@ -232,8 +233,12 @@ export function schemaAt (schema: unknown, data: unknown, path: readonly PathKey
   let value = data
   for (const key of path) {
     if (node === undefined || typeof value !== 'object' || value === null) return undefined
-    const child = declaredChildren(readingNode(node, value, resolveRef, at), value).find(([name]) => name === key)
-    node = child === undefined ? undefined : asNode(child[1], resolveRef)
+    const reading = readingNode(node, value, resolveRef, at)
+    const seed = at === undefined || at.level === 0 || Array.isArray(value) ? undefined : at.generation.seedOf(reading as TSchema)
+    const child = at === undefined || seed === undefined
+      ? declaredChildren(reading, value).find(([name]) => name === key)?.[1]
+      : fieldsAt(at.generation, seed.head, at.level).find((entry) => entry.key === key)?.field.type
+    node = asNode(child, resolveRef)
     value = (value as Record<PathKey, unknown>)[key]
   }
   return node === undefined ? undefined : readingNode(node, value, resolveRef, at)

@@ -9,7 +9,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import { setOwn } from '../core/own-properties'
 import { asNode, declaredChildren, jsonTypeOf, readingNode, type PathKey, type RefResolver } from './data-flow'
-import type { JsonSchema } from '../values/examples'
+import { exampleOf, type JsonSchema } from '../values/examples'
 
 /** The declared properties of an object node (`{}` for none). */
 function propertiesOf (node: JsonSchema): Record<string, unknown> {
@@ -53,19 +53,44 @@ interface Place {
   readonly path: readonly PathKey[]
 }
 
+/** True for an object that is no list. */
+function isRecordValue (value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/**
+ * The node the handler's answer at one place is read by, and the generated response's own fields there (a list's,
+ * and a record's entries, are the request's): of a union, the member of what it stored beside the response's own
+ * fields (an `id`); where the generated response is another member (a card's `id` beside a bank account, whose
+ * member has a `bankId`), the member the stored value is with that member's own fields made up (`exampleOf`).
+ */
+function answeredMember (node: JsonSchema, request: object, response: unknown, resolveRef: RefResolver): { node: JsonSchema, generated: Record<string, unknown> } {
+  const generated = isRecordValue(response) ? response : {}
+  if (Array.isArray(request)) return { node: readingNode(node, request, resolveRef), generated }
+  const read = readingNode(node, { ...generated, ...request }, resolveRef)
+  const members = (node.anyOf ?? node.oneOf) as unknown[] | undefined
+  if (read !== node || !Array.isArray(members) || 'properties' in node) return { node: read, generated }
+  for (const member of members) {
+    let own: unknown
+    try {
+      own = exampleOf(member, { resolveRef })
+    } catch {
+      continue // A member no example can be made of (a pattern beyond reach) answers nothing here.
+    }
+    if (isRecordValue(own) && readingNode(node, { ...own, ...request }, resolveRef) === asNode(member, resolveRef)) return { node: asNode(member, resolveRef) as JsonSchema, generated: own }
+  }
+  return { node, generated }
+}
+
 /** The value at one place of the echo (recording the places echoed below it). */
 function echoAt (place: Place, resolveRef: RefResolver, echoed: Set<string>): unknown {
   const { request, response, path } = place
   const [left, right] = [asNode(place.requestSchema, resolveRef), asNode(place.responseSchema, resolveRef)]
   if (typeof request !== 'object' || request === null || left === undefined || right === undefined) return request
   const requestNode = readingNode(left, request, resolveRef)
-  // Of a union, the member of the handler's answer: what it stored, beside the response's own fields (an `id`).
-  const answer = Array.isArray(request) || typeof response !== 'object' || response === null || Array.isArray(response) ? request : { ...response, ...request }
-  const responseNode = readingNode(right, answer, resolveRef)
+  const { node: responseNode, generated } = answeredMember(right, request, response, resolveRef)
   const theirs = declaredChildren(responseNode, request)
   const schemaThere = (key: PathKey): unknown => theirs.find(([name]) => name === key)?.[1]
-  // The generated response's own fields; a list, and a record's entries, are the request's.
-  const generated = typeof response === 'object' && response !== null && !Array.isArray(response) ? response as Record<string, unknown> : {}
   const result = (Array.isArray(request) ? [] : {}) as Record<PathKey, unknown>
   if (!Array.isArray(request)) for (const key of Object.keys(propertiesOf(responseNode))) if (Object.hasOwn(generated, key)) setOwn(result, key, generated[key])
   for (const [key, sub] of declaredChildren(requestNode, request)) {

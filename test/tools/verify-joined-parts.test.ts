@@ -6,10 +6,10 @@ import { test } from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { Type, type TSchema } from '@sinclair/typebox'
 import {
-  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, schema, VersionChange, type RequestInfo, type ResponseInfo
+  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, HeadVersion, schema, Version, VersionBundle, VersionChange, type RequestInfo, type ResponseInfo
 } from '../../plugin'
 import { verify } from '../../tools'
-import type { Teardown } from '../helpers/apps'
+import { versionedApp, type Teardown } from '../helpers/apps'
 import { appWith, summary } from '../helpers/verify-apps'
 
 type Body = Record<string, any>
@@ -161,4 +161,43 @@ test('a price derived from an amount and a currency (an object) is not judged as
     }
   }
   t.same(summary(await verify(await appWith(t, PriceObject, oneWay(Product)), { examples: 30 })), [])
+})
+
+test('a name joined inside an object whose field was renamed since (an order\'s customer, now its contact) is judged under the old name', async (t) => {
+  const build = async (up: (first: string, last: string | undefined) => string): Promise<string[]> => {
+    const Person = Type.Object({ id: Type.String(), name: Type.String() }, { $id: 'Person' })
+    const Order = Type.Object({ reference: Type.String(), contact: Person }, { $id: 'Order' })
+    class NameJoined extends VersionChange {
+      description = 'A name is one string; it was firstName and lastName.'
+      instructionsToMigrateToPreviousVersion = [
+        schema(Person).formerField('firstName').existedAs({ type: Type.String() }),
+        schema(Person).formerField('lastName').existedAs({ type: Type.String(), optional: true }),
+        schema(Person).field('name').derivedFrom('firstName', 'lastName')
+      ]
+
+      @ConvertRequestToNextVersionFor(Person)
+      up (request: RequestInfo) {
+        const { firstName, lastName, ...rest } = request.body as Body
+        request.body = { ...rest, name: up(firstName, lastName) }
+      }
+    }
+    class CustomerIsContact extends VersionChange {
+      description = 'An order\'s customer is its contact.'
+      instructionsToMigrateToPreviousVersion = [schema(Order).field('contact').had({ name: 'customer' })]
+
+      @ConvertRequestToNextVersionFor(Order)
+      up (request: RequestInfo) {
+        const { customer, ...rest } = request.body as Body
+        request.body = { ...rest, contact: customer }
+      }
+    }
+    const versions = new VersionBundle(new HeadVersion(), new Version('2002-01-01', CustomerIsContact), new Version('2001-01-01', NameJoined), new Version('2000-01-01'))
+    const app = await versionedApp(t, versions, async (api) => {
+      api.post('/orders', { schema: { body: Order, response: { 201: Type.Object({ id: Type.String() }) } } }, async () => ({ id: 'o1' }))
+    })
+    await app.ready()
+    return summary(await verify(app, { examples: 30 }))
+  }
+  t.same(await build(present), [], 'the parts present joined')
+  t.same(await build((first, last) => [first, last].join(' ')), ['POST /orders 2000-01-01 request lost body/customer/firstName after NameJoined (2001-01-01) by NameJoined.up'], 'an absent last name joined as \'\'')
 })

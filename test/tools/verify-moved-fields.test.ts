@@ -292,3 +292,36 @@ test('a field derived from an object (an address flattened into the customer) is
   // Examples whose address has no city: HEAD's request has no city, and the address is no value to find there.
   t.same(summary(await verify(app, { examples: 30 })), [])
 })
+
+test('a move inside an object whose field was renamed since: followed under the old name (an order\'s customer, now its buyer)', async (t) => {
+  const build = async (up: (body: Record<string, any>) => void): Promise<Awaited<ReturnType<typeof verify>>> => {
+    const { Place, Customer } = schemas()
+    const Order = Type.Object({ reference: Type.String(), buyer: Customer }, { $id: 'Order' })
+    class CustomerIsBuyer extends VersionChange {
+      description = 'An order\'s customer is its buyer.'
+      instructionsToMigrateToPreviousVersion = [schema(Order).field('buyer').had({ name: 'customer' })]
+
+      @ConvertRequestToNextVersionFor(Order)
+      up (request: RequestInfo) {
+        if (Object.hasOwn(request.body, 'customer')) request.body.buyer = request.body.customer
+        delete request.body.customer
+      }
+
+      @ConvertResponseToPreviousVersionFor(Order)
+      down (response: ResponseInfo) {
+        if (Object.hasOwn(response.body, 'buyer')) response.body.customer = response.body.buyer
+        delete response.body.buyer
+      }
+    }
+    const app = await versionedApp(t, new VersionBundle(new Version('2002-01-01', CustomerIsBuyer), new Version('2001-01-01', cityInAddress(Customer, Place, { up, down: movesBack })), new Version('2000-01-01')), async (api) => {
+      api.post('/orders', { schema: { body: Order, response: { 201: Order } } }, async () => { throw new Error('not served in verify') })
+    })
+    await app.ready()
+    return await verify(app, { examples: 5 })
+  }
+  t.same(summary(await build(movesEvery)), [], 'every city reaches the buyer\'s address')
+  t.same(summary(await build((body) => {
+    if (body.city) body.address.city = body.city
+    delete body.city
+  })), ['POST /orders 2000-01-01 request lost body/customer/city after CityInAddress (2001-01-01) by CityInAddress.up'], 'the empty city the converter drops is found')
+})

@@ -7,6 +7,7 @@ import { Type, type TSchema } from '@sinclair/typebox'
 import { ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, schema, VersionChange, type RequestInfo, type ResponseInfo, type VersionChangeClass } from '../../plugin'
 import { verify } from '../../tools'
 import { appWith, summary } from '../helpers/verify-apps'
+import { echoResponse } from '../../lib/tools/echo-response'
 
 /** Renames `from` to `to` in `body`; `lossy`, its value lost (`''`, as valid). */
 function rename (body: Record<string, unknown>, from: string, to: string, lossy: boolean): void {
@@ -169,4 +170,52 @@ test('a round trip reads the response\'s union by the member the handler answers
     'POST /payments 2000-01-01 response round trip response 200/payment/title after NameWasTitle (2001-01-01) by NameWasTitle.up,NameWasTitle.down',
     'POST /payments 2000-01-01 response lost response 200/payment/name after NameWasTitle (2001-01-01) by NameWasTitle.down'
   ], 'the title the response converter loses does not come back')
+})
+
+/**
+ * A payment taken as a card or bank transfer and answered as a bank transfer or card, each with an id of its own name
+ * (a card's `id`, a transfer's `bankId`); a transfer's `amountCents` was `amount` (in units) before 2001-01-01.
+ * `lossy`: the response converter leaves the amount in cents.
+ */
+function ownIds (lossy: boolean): { change: VersionChangeClass, routes: (api: FastifyInstance) => void, schemas: { body: TSchema, answer: TSchema } } {
+  const CardIn = Type.Object({ kind: Type.Literal('card'), holder: Type.String() }, { $id: 'CardIn' })
+  const BankIn = Type.Object({ kind: Type.Literal('bank'), amountCents: Type.Integer() }, { $id: 'BankIn' })
+  const Card = Type.Object({ id: Type.String(), kind: Type.Literal('card'), holder: Type.String() }, { $id: 'Card' })
+  const Bank = Type.Object({ bankId: Type.String(), kind: Type.Literal('bank'), amountCents: Type.Integer() }, { $id: 'Bank' })
+  class AmountInCents extends VersionChange {
+    description = 'A bank transfer\'s amount is in cents.'
+    instructionsToMigrateToPreviousVersion = [BankIn, Bank].map((each) => schema(each).field('amountCents').had({ name: 'amount', type: Type.Number() }))
+
+    @ConvertRequestToNextVersionFor(BankIn)
+    up (request: RequestInfo) {
+      request.body.amountCents = Math.round(request.body.amount * 100)
+      delete request.body.amount
+    }
+
+    @ConvertResponseToPreviousVersionFor(Bank)
+    down (response: ResponseInfo) {
+      response.body.amount = lossy ? response.body.amountCents : response.body.amountCents / 100
+      delete response.body.amountCents
+    }
+  }
+  const body = Type.Object({ payment: Type.Union([CardIn, BankIn]) })
+  const answer = Type.Object({ payment: Type.Union([Bank, Card]) })
+  const routes = (api: FastifyInstance): void => {
+    api.post('/payments', { schema: { body, response: { 200: answer } } }, async () => { throw new Error('not served in verify') })
+  }
+  return { change: AmountInCents, routes, schemas: { body, answer } }
+}
+
+test('a round trip reads the response\'s union by the member the request\'s value is, whatever member the generated response is', async (t) => {
+  const { schemas } = ownIds(false)
+  const resolveRef = (): undefined => undefined
+  const echoed = echoResponse({ request: { payment: { kind: 'bank', amountCents: 1999 } }, requestSchema: schemas.body, response: { payment: { id: 'c1', kind: 'card', holder: 'Ada' } }, responseSchema: schemas.answer }, resolveRef)
+  t.match(echoed.body, { payment: { bankId: String, kind: 'bank', amountCents: 1999 } }, 'the stored transfer, with a transfer\'s own id')
+  t.same([...echoed.echoed].sort(), ['["payment","amountCents"]', '["payment","kind"]', '["payment"]'])
+  const correct = ownIds(false)
+  t.same(summary(await verify(await appWith(t, correct.change, correct.routes), { examples: 1 })), [], 'the amount comes back in units')
+  const lossy = ownIds(true)
+  t.same(summary(await verify(await appWith(t, lossy.change, lossy.routes), { examples: 1 })), [
+    'POST /payments 2000-01-01 response round trip response 200/payment/amount after AmountInCents (2001-01-01) by AmountInCents.up,AmountInCents.down'
+  ], 'the amount left in cents is found')
 })
