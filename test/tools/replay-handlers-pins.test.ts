@@ -3,6 +3,7 @@
 // the subscriber, both versions and the request; the correct ledger is none, with its subscribers re-pinned since the
 // recording, added, removed or none at all, on either side.
 import { test } from 'tap'
+import fc from 'fast-check'
 import { randomUUID } from 'node:crypto'
 import diagnosticsChannel from 'node:diagnostics_channel'
 import Fastify, { type FastifyInstance } from 'fastify'
@@ -125,4 +126,15 @@ test('replay --handlers: a recording whose renders reached no other version than
   // Recorded from the mistaken ledger itself: each event was delivered in its payer's version only.
   const lines = await traffic(ledger(EACH, true))
   t.same(await findings(lines, ledger(EACH, true)), [])
+})
+
+test('replay --handlers, any subscribers recorded and replayed: the correct ledger has no finding; the mistake is one finding per subscriber replayed, once the recording delivered any', async (t) => {
+  const subscribers = fc.uniqueArray(fc.record({ id: fc.constantFrom('ep_a', 'ep_b', 'ep_c', 'ep_d'), version: fc.constantFrom(...VERSIONS) }), { selector: (subscriber) => subscriber.id, maxLength: 3 })
+  await fc.assert(fc.asyncProperty(subscribers, subscribers, async (recorded, replayed) => {
+    const lines = await traffic(ledger(recorded))
+    t.same(await findings(lines, ledger(replayed)), [], 'the correct ledger')
+    const found = await findings(lines, ledger(replayed, true))
+    const expected = recorded.length === 0 ? [] : replayed.map((subscriber) => subscriber.id).sort()
+    t.same(found.map((text) => PINNED.exec(text)?.[3]).sort(), expected, found.join('\n'))
+  }), { numRuns: 12, seed: 290 })
 })
