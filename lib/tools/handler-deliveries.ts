@@ -20,6 +20,7 @@ import { differencesOf } from './value-difference'
 import { selectApis } from './versioned-apis'
 import { mappedForm } from './ids-in-strings'
 import { judgeRenders, sentFor, whileSending, type RenderCall } from './handler-renders'
+import { judgePins, type PinnedCall } from './handler-pins'
 
 /** What the clock rule reads: the replay's start and end, in milliseconds. */
 interface ReplayWindow {
@@ -63,7 +64,8 @@ export function clockRule (recorded: unknown, replayed: unknown, window: ReplayW
 }
 
 /** A `webhooks.render()` call of a fresh application: its webhook, its event (a JSON copy), the exchange it was made for, and its API's renderer. */
-interface ObservedRender extends RenderCall {
+interface ObservedRender extends RenderCall, PinnedCall {
+  readonly pins: Array<{ id: string, version: string }>
   readonly render: <S extends WebhookSubscriber>(name: string, event: unknown, options: RenderWebhookOptions<S>) => Promise<{ deliveries: ReadonlyArray<{ version: string, body: string }>, skipped: readonly unknown[], failed: ReadonlyArray<{ error: Error }> }>
 }
 
@@ -89,8 +91,12 @@ function observeRenders (root: FastifyInstance): ObservedRender[] {
         method = webhooks.named(name, options?.method as HttpMethod | undefined).method
       } catch {}
       // A webhook not declared is no render (the call throws; a recorded exchange counts renders of declared ones).
-      if (method !== undefined) calls.push({ api, key: `${method.toUpperCase()} ${name}`, event: copyJson(event), exchange: sentFor(), render })
-      return await render(name, event, options)
+      const call: ObservedRender | undefined = method === undefined ? undefined : { api, key: `${method.toUpperCase()} ${name}`, event: copyJson(event), exchange: sentFor(), render, pins: [] }
+      if (call !== undefined) calls.push(call)
+      const result = await render(name, event, options)
+      // The version each subscriber given was rendered in (./handler-pins.ts).
+      for (const { subscriber, version } of [...result.deliveries, ...result.failed]) call?.pins.push({ id: subscriber.id, version })
+      return result
     }
     Object.defineProperty(webhooks, 'render', { value: observed, configurable: true, writable: true })
   }
@@ -157,6 +163,8 @@ export class DeliveryObserver {
   private readonly calls: ObservedRender[][] = []
   private readonly rendered: Rerendered[] = []
   private readonly unpaired: NotReplayed[] = []
+  /** Each application's calls paired with a judged recorded render: its line. */
+  private readonly lines = new Map<PinnedCall, number>()
 
   /** `recorded`: every render of the traffic file, in order; `judged`: the lines to judge. */
   constructor (private readonly recorded: readonly DeliveryLine[], private readonly judged: ReadonlySet<number>) {}
@@ -175,6 +183,7 @@ export class DeliveryObserver {
       if (!this.judged.has(line)) continue
       const route = `webhook ${delivery.webhook.name}`
       const calls = pairs.map((pair) => pair.get(line))
+      for (const call of calls) if (call !== undefined) this.lines.set(call, line)
       for (const { version, body } of delivery.deliveries) {
         if (calls.some((call) => call === undefined)) {
           const message = 'delivery: no request the replay sent rendered it (its request is not in the traffic file, or the ' +
@@ -192,7 +201,9 @@ export class DeliveryObserver {
 
   /** The renders each exchange's request makes now, judged where its record says what it rendered (./handler-renders.ts). */
   renderFindings (exchanges: readonly HandlerExchange[], passed: ReadonlySet<number>): ReplayFinding[] {
-    return this.calls.length === 2 ? judgeRenders(exchanges, [this.calls[0], this.calls[1]], passed) : []
+    if (this.calls.length !== 2) return []
+    const calls = [this.calls[0], this.calls[1]] as const
+    return [...judgeRenders(exchanges, calls, passed), ...judgePins(exchanges, calls, this.lines, this.recorded)]
   }
 
   /** The verdicts: `played`, the two applications' runs (their identifiers: recorded → their own); `window`, when the replay ran. */
