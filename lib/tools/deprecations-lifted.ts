@@ -32,10 +32,14 @@ export function liftedDeprecationBreaks (result: Sorted, versions: readonly stri
   const order = versions.filter((version) => served.has(fileNameOf(version)))
   const documentOf = (version: string): unknown => JSON.parse((served.get(fileNameOf(version)) as ServedDocument).body.toString('utf8'))
   for (const [index, version] of order.entries()) {
-    const added = result.notes.filter((note) => note.version === version && note.kind === ADDED)
     const next = order[index - 1]
+    let added = result.notes.filter((note) => note.version === version && note.kind === ADDED)
     if (next === undefined || added.length === 0) continue
-    const lifted = new Set(compareComparable(version, documentOf(version), documentOf(next), ajv).filter((found) => found.kind === LIFTED).map(placeOf))
+    const older = documentOf(version) as { info?: Record<string, unknown> }
+    // A deprecated version has each of its operations deprecated: the version's lifecycle, not an instruction's.
+    if (older.info?.['x-deprecated-at'] !== undefined) added = added.filter((note) => note.place !== '')
+    if (added.length === 0) continue
+    const lifted = new Set(compareComparable(version, older, documentOf(next), ajv).filter((found) => found.kind === LIFTED).map(placeOf))
     const told = new Set<string>()
     for (const note of added.filter((found) => lifted.has(placeOf(found)))) {
       result.notes.splice(result.notes.indexOf(note), 1)

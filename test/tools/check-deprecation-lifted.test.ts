@@ -21,10 +21,9 @@ function schemas (nickname: Json = {}, size: Json = {}): { User: TSchema, Query:
 }
 
 /** The app: `POST /users` and `GET /users`, in the released version alone or with a new one holding `change`. */
-async function appWith (t: { teardown: (fn: () => unknown) => void }, { User, Query }: { User: TSchema, Query: TSchema }, options: { change?: typeof VersionChange, listDeprecated?: boolean } = {}): Promise<FastifyInstance> {
-  const versions = options.change === undefined
-    ? new VersionBundle(new Version(RELEASED))
-    : new VersionBundle(new Version(NEW, options.change), new Version(RELEASED))
+async function appWith (t: { teardown: (fn: () => unknown) => void }, { User, Query }: { User: TSchema, Query: TSchema }, options: { change?: typeof VersionChange, listDeprecated?: boolean, ending?: boolean } = {}): Promise<FastifyInstance> {
+  const released = options.ending === true ? new Version(RELEASED, { deprecatedAt: '2026-12-01', sunsetAt: '2027-12-01' }) : new Version(RELEASED)
+  const versions = options.change === undefined ? new VersionBundle(released) : new VersionBundle(new Version(NEW, options.change), released)
   const app = Fastify()
   t.teardown(() => app.close())
   await app.register(fastifyVersioner, { versions, docsUrl: null })
@@ -112,4 +111,10 @@ test('a deprecation written the right way, already released, or before a removal
   const checked = await checkDocuments(removed, await released(plain))
   t.same(checked.breaks, [], 'deprecated before its removal: no break')
   t.ok(checked.notes.some((found) => found.text === `${RELEASED} POST /users: request body /nickname: deprecated added (text)`), 'a note, as before')
+
+  // The released version itself deprecated, as its end is announced: each of its operations is deprecated, none is lifted.
+  const ending = await appWith(t, plain, { ending: true, change: changeOf(() => [schema(plain.User).field('nickname').had({ description: 'What friends call the user.' })]) })
+  const ended = await checkDocuments(ending, await released(plain))
+  t.same(ended.breaks, [], 'a version deprecated: no break')
+  t.ok(ended.notes.some((found) => found.text === `${RELEASED} GET /users: deprecated added (text)`), 'its operations deprecated: notes')
 })
