@@ -6,7 +6,7 @@ import { test } from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { Type, type TSchema } from '@sinclair/typebox'
 import { checkDocuments, exportDocuments } from '../../tools'
-import { endpoint, fastifyVersioner, schema, versioned, Version, VersionBundle, VersionChange } from '../../plugin'
+import { endpoint, fastifyVersioner, schema, versioned, Version, VersionBundle, VersionChange, type VersionChangeClass } from '../../plugin'
 import { scratch } from '../helpers/cli'
 
 type Json = Record<string, any>
@@ -21,7 +21,7 @@ function schemas (nickname: Json = {}, size: Json = {}): { User: TSchema, Query:
 }
 
 /** The app: `POST /users` and `GET /users`, in the released version alone or with a new one holding `change`. */
-async function appWith (t: { teardown: (fn: () => unknown) => void }, { User, Query }: { User: TSchema, Query: TSchema }, options: { change?: typeof VersionChange, listDeprecated?: boolean, ending?: boolean } = {}): Promise<FastifyInstance> {
+async function appWith (t: { teardown: (fn: () => unknown) => void }, { User, Query }: { User: TSchema, Query: TSchema }, options: { change?: VersionChangeClass, listDeprecated?: boolean, ending?: boolean } = {}): Promise<FastifyInstance> {
   const released = options.ending === true ? new Version(RELEASED, { deprecatedAt: '2026-12-01', sunsetAt: '2027-12-01' }) : new Version(RELEASED)
   const versions = options.change === undefined ? new VersionBundle(released) : new VersionBundle(new Version(NEW, options.change), released)
   const app = Fastify()
@@ -36,7 +36,7 @@ async function appWith (t: { teardown: (fn: () => unknown) => void }, { User, Qu
 }
 
 /** A version change of the new version with these instructions. */
-function changeOf (instructions: () => unknown[]): typeof VersionChange {
+function changeOf (instructions: () => unknown[]): VersionChangeClass {
   return class extends VersionChange {
     description = 'The nickname, the page size and the list of users'
     instructionsToMigrateToPreviousVersion = instructions() as never
