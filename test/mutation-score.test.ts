@@ -82,10 +82,11 @@ import { measureCorpus, measureOne, mutantsFolder, mutantTypeErrors, scoreOf, sc
 // spliced in at index -1, a search's maximum lowered with nothing clamping older limits, a change bound to the
 // released version, a key's pattern not instructed, a union member instructed on the payment request only, a required
 // country nothing fills for older versions, a webhook rendered in the payer's version): 75 % (147 of 196; the 184
-// still 139, the 12 new 8), exact.
+// still 139, the 12 new 8), exact; 75.5 % (148 of 196: 75.51 %) once check broke on a deprecation lifted by the next
+// version (decision 0291: the memo deprecated in the older versions), asserted rounded down.
 // Raise it as the tools learn; the goal is 95 %. Never lower it to let a mistake through: fix the tool, or say in the
 // docs what it misses (a corpus grown blind measures the proof anew: that is not lowering it).
-const THRESHOLD = 75
+const THRESHOLD = 75.5
 // With the example's recorded traffic replayed (examples/traffic.ts, recorded once from each correct app) through the
 // converters and, since decision 0234, the handlers of fresh apps of the mutant, as a team replays its own in CI: 98 % (48 of 49), then 96.8 % (61 of 63) once the corpus grew: recorded exchanges hold no
 // webhook; then 90.8 % (69 of 76): recorded exchanges hold no PUT that leaves a field out, nor a list longer than
@@ -163,9 +164,10 @@ const WITH_TRAFFIC = 87.7
 // 77.7 % (143 of 184: 77.72 %) once the corpus grew blind an eleventh time (decision 0283: they catch none of its 4
 // misses), asserted rounded down.
 // 77 % (151 of 196: 77.04 %) once the corpus grew blind a twelfth time (decision 0289: they catch none of its 4
-// misses), asserted rounded down.
+// misses), asserted rounded down; 77.5 % (152 of 196: 77.55 %) once check broke on a deprecation lifted by the next
+// version (decision 0291), asserted rounded down.
 // The same rule.
-const WITH_HANDLERS = 77
+const WITH_HANDLERS = 77.5
 // verify's examples per route, version, direction and part: fewer than the command's 200, for speed (the same score
 // at 20 and at 200 when this was measured).
 const EXAMPLES = 20

@@ -1,14 +1,14 @@
 /**
  * `check`: compares each saved version's OpenAPI document with the one the application serves now
  * (`document-comparison.ts` compares one pair), and sorts the differences into breaks (a client of that version
- * would fail) and notes (what its clients can ignore); a saved version no longer served is a break.
+ * would fail) and notes (what its clients can ignore); a saved version no longer served is a break, and so is a
+ * deprecation new to a saved version that the next version lifts (`deprecations-lifted.ts`).
  *
  * It compares only an OpenAPI 3.x document (an object with `"openapi": "3.…"`, `paths` an object, `webhooks` and
  * `components` objects when present) of the version it is compared as. Anything else (`null`, `{}`, a Swagger 2.0
- * document, `paths: null`, another version's document…) used to compare as "no breaking change", so that a bad
- * merge of a saved snapshot silently turned the CI check off; it is now refused with a `VersionerToolError` naming
- * the document, what is wrong with it and what to do. So is a document nested deeper than `MAX_DOCUMENT_DEPTH`,
- * measured before any diff, which would take minutes to compare.
+ * document, `paths: null`, another version's document…), which would compare as "no breaking change" and so turn the
+ * CI check off, is refused with a `VersionerToolError` naming the document, what is wrong with it and what to do; so
+ * is a document nested deeper than `MAX_DOCUMENT_DEPTH` (measured before any diff, which would take minutes).
  * @module
  */
 import type { FastifyInstance } from 'fastify'
@@ -26,6 +26,7 @@ import { parseJsonText } from './json-text'
 import { singleApi } from './versioned-apis'
 import { withSlashTwinsAligned } from './slash-twins'
 import { componentNameNotes } from './named-components'
+import { liftedDeprecationBreaks } from './deprecations-lifted'
 
 export type { DocumentChange }
 
@@ -110,6 +111,7 @@ export async function checkDocuments (app: FastifyInstance, dir: string, options
     notes.push(...componentNameNotes(version, rest, now))
   }
   for (const [name, document] of served) if (!names.includes(name)) notes.push(change(document.version, '', '', 'new version', false))
+  liftedDeprecationBreaks(result, bundle.versionValues, served, validation)
   packageChangelogChangesAsNotes(result, toolFacts(app).changelogPath)
   return result
 }
@@ -210,20 +212,18 @@ interface DocumentSource {
 }
 
 /**
- * The deepest nesting of objects and arrays `check` compares (the document itself is level 1). Real documents
- * stay far below it: a response schema is at level 9 (under `paths`, path, method, `responses`, status,
- * `content`, media type), each nested object field adds 2 (`properties`, the field) and each union or array 2 at
- * most, so 256 leaves room for over 100 nested objects, where real APIs rarely pass 20 (and Fastify's serializer
- * refuses response schemas nested over 100 deep). Past it, `api-smart-diff`'s time grows faster than the square
- * of the depth (about a second at 256 levels, ten at 1,000, a minute at 2,000), and the recursive copies of
- * `document-diff.ts` would meet the stack's limit in the thousands.
+ * The deepest nesting of objects and arrays `check` compares (the document itself is level 1). Real documents stay far
+ * below it: a response schema is at level 9 (under `paths`, path, method, `responses`, status, `content`, media type),
+ * each nested object field adds 2 (`properties`, the field) and each union or array 2 at most, so 256 leaves room for
+ * over 100 nested objects, where real APIs rarely pass 20 (and Fastify's serializer refuses response schemas nested
+ * over 100 deep). Past it, `api-smart-diff`'s time grows faster than the square of the depth (about a second at 256
+ * levels, a minute at 2,000), and the recursive copies of `document-diff.ts` would meet the stack's limit.
  */
 const MAX_DOCUMENT_DEPTH = 256
 
 /**
- * How deep objects and arrays nest in a JSON value (0 for a scalar, 1 for `{}` or `[]`), measured without
- * recursion, in one pass over its objects. A parsed document is a tree; in a value built in code, an object
- * met twice counts where it is met first, so that a cycle ends the walk.
+ * How deep objects and arrays nest in a JSON value (0 for a scalar, 1 for `{}` or `[]`), in one pass without recursion.
+ * In a value built in code, an object met twice counts where it is met first, so that a cycle ends the walk.
  */
 function documentDepth (value: unknown): number {
   let deepest = 0
