@@ -135,8 +135,10 @@ const THRESHOLD = 75.5
 // rounded down.
 // 87.7 % (172 of 196: 87.76 %) once replay --handlers reported a subscriber rendered in each paying request's version
 // (decision 0290: the invoice.paid event rendered in the payer's version), asserted rounded down.
+// 88.2 % (173 of 196: 88.27 %) once check also broke on a deprecation the next version lifts (decision 0291: the
+// memo deprecated on the older versions, also caught with traffic), asserted rounded down.
 // The same rule: raised as the tools learn, never lowered.
-const WITH_TRAFFIC = 87.7
+const WITH_TRAFFIC = 88.2
 // With the example's own tests that run its handlers (test/helpers/example-tests.ts: replaceFromEveryVersion on a
 // customer it stores, readWebhookDelivery on each invoice.paid it sends), as a team's suite runs them in CI: the
 // mistakes only a handler shows (keeps declared and not kept, PUT made a merge, a webhook sent as HEAD builds it).
