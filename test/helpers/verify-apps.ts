@@ -127,3 +127,34 @@ export async function renamedParameter (t: Teardown, part: 'querystring' | 'head
   })
   return summary(await verify(app, { examples: 1 }))
 }
+
+/**
+ * A customer: a person, or a business with a registry number, both closed by `additionalProperties: false`, the person
+ * first unless `businessFirst`, so only the business's fields tell it apart; a business's `note` was `remark`. `lossy`:
+ * the response converter forgets the note.
+ */
+export function closedCustomers (lossy: boolean, businessFirst = false): { change: VersionChangeClass, routes: (api: FastifyInstance) => void } {
+  const Person = Type.Object({ name: Type.String(), note: Type.Optional(Type.String()) }, { additionalProperties: false })
+  const Business = Type.Object({ name: Type.String(), registry: Type.String(), note: Type.Optional(Type.String()) }, { additionalProperties: false })
+  class BusinessNoteRenamed extends VersionChange {
+    description = 'A business\'s remark became note.'
+    instructionsToMigrateToPreviousVersion = [schema(Business).field('note').had({ name: 'remark' })]
+
+    @ConvertRequestToNextVersionFor(Business)
+    up (request: RequestInfo) {
+      if ('remark' in request.body) request.body.note = request.body.remark
+      delete request.body.remark
+    }
+
+    @ConvertResponseToPreviousVersionFor(Business)
+    down (response: ResponseInfo) {
+      if (!lossy && 'note' in response.body) response.body.remark = response.body.note
+      delete response.body.note
+    }
+  }
+  const routes = (api: FastifyInstance): void => {
+    const Customer = Type.Object({ customer: Type.Union<TSchema[]>(businessFirst ? [Business, Person] : [Person, Business]) })
+    api.post('/customers', { schema: { body: Customer, response: { 200: Customer } } }, async (request) => request.body)
+  }
+  return { change: BusinessNoteRenamed, routes }
+}

@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify'
 import { Type, type TSchema } from '@sinclair/typebox'
 import { ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, schema, VersionChange, type RequestInfo, type ResponseInfo } from '../../plugin'
 import { verify } from '../../tools'
-import { appWith, summary } from '../helpers/verify-apps'
+import { appWith, closedCustomers, summary } from '../helpers/verify-apps'
 
 /**
  * A party: a person or trader, or a company or charity, as `$ref`s (`refs`) or inline. Both members declare `name` and
@@ -58,44 +58,14 @@ for (const refs of [true, false]) {
   })
 }
 
-/**
- * A customer: a person, or a business with a registry number, both closed by `additionalProperties: false`, the person
- * first, so only the business's fields tell it apart; a business's `note` was `remark`.
- */
-function customers (lossy: boolean) {
-  const Person = Type.Object({ name: Type.String(), note: Type.Optional(Type.String()) }, { additionalProperties: false })
-  const Business = Type.Object({ name: Type.String(), registry: Type.String(), note: Type.Optional(Type.String()) }, { additionalProperties: false })
-  class BusinessNoteRenamed extends VersionChange {
-    description = 'A business\'s remark became note.'
-    instructionsToMigrateToPreviousVersion = [schema(Business).field('note').had({ name: 'remark' })]
-
-    @ConvertRequestToNextVersionFor(Business)
-    up (request: RequestInfo) {
-      if ('remark' in request.body) request.body.note = request.body.remark
-      delete request.body.remark
-    }
-
-    @ConvertResponseToPreviousVersionFor(Business)
-    down (response: ResponseInfo) {
-      if (!lossy && 'note' in response.body) response.body.remark = response.body.note
-      delete response.body.note
-    }
-  }
-  const routes = (api: FastifyInstance): void => {
-    const Customer = Type.Object({ customer: Type.Union([Person, Business]) })
-    api.post('/customers', { schema: { body: Customer, response: { 200: Customer } } }, async (request) => request.body)
-  }
-  return { change: BusinessNoteRenamed, routes }
-}
-
 // Without `removeAdditional: false`, Fastify's Ajv would strip a business down to the person (the first member of an
 // `anyOf` it tries), at HEAD as in every version: the app's own trap, not the one this test is about.
 const keepFields = { fastify: { ajv: { customOptions: { removeAdditional: false } } } }
 
 test('regression: a union of closed members told apart only by their fields: verify read a business as the person before it, green over a lossy converter', async (t) => {
-  const correct = customers(false)
+  const correct = closedCustomers(false)
   t.same(summary(await verify(await appWith(t, correct.change, correct.routes, keepFields), { examples: 3 })), [], 'a business\'s note is followed to remark')
-  const lossy = customers(true)
+  const lossy = closedCustomers(true)
   t.same(summary(await verify(await appWith(t, lossy.change, lossy.routes, keepFields), { examples: 3 })), [
     'POST /customers 2000-01-01 response round trip response 200/customer/remark after BusinessNoteRenamed (2001-01-01) by BusinessNoteRenamed.up,BusinessNoteRenamed.down',
     'POST /customers 2000-01-01 response lost response 200/customer/note after BusinessNoteRenamed (2001-01-01) by BusinessNoteRenamed.down'
