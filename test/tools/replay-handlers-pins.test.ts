@@ -9,7 +9,7 @@ import diagnosticsChannel from 'node:diagnostics_channel'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import { ConvertResponseToPreviousVersionFor, fastifyVersioner, HeadVersion, schema, versioned, Version, VersionBundle, VersionChange, type ResponseInfo } from '../../plugin'
-import { readTraffic, replayTraffic } from '../../tools'
+import { handlerFindings } from '../helpers/handler-replays'
 
 const Invoice = Type.Object({ id: Type.String(), total: Type.Integer(), status: Type.String() })
 const InvoiceEvent = Type.Object({ id: Type.String(), type: Type.String(), data: Invoice })
@@ -80,18 +80,6 @@ async function traffic (build: () => Promise<FastifyInstance>): Promise<string[]
   return lines
 }
 
-/** The findings' texts of `lines` replayed through the handlers of fresh ledgers `build` makes. */
-async function findings (lines: readonly string[], build: () => Promise<FastifyInstance>): Promise<string[]> {
-  const app = await build()
-  try {
-    await app.ready()
-    const report = await replayTraffic(app, readTraffic(lines.join('\n')), { handlers: build })
-    return report.findings.map((finding) => finding.text)
-  } finally {
-    await app.close()
-  }
-}
-
 const PINNED = /^line (\d+): webhook invoice\.paid \((\d{4}-01-01)\): delivery to subscriber '([^']+)': rendered in \2, the version of the request that rendered it \(line (\d+): POST \/invoices\/:invoiceId\/pay \(\2\)\), and in (\d{4}-01-01) for the request of line \d+ \(\5\); the recording delivered this event in ([\d, -]+): a subscriber is rendered in its pinned version, whichever request renders the event \(check the version the handler passes to render for each subscriber: its own, not request\.apiVersion\)\.$/
 
 test('replay --handlers: the correct ledger has no finding, its subscribers the same, re-pinned, added, removed or none, when recorded or replayed', async (t) => {
@@ -104,36 +92,36 @@ test('replay --handlers: the correct ledger has no finding, its subscribers the 
   ]
   for (const [recorded, replayed] of [[EACH, EACH], [EACH, configurations[1]], [EACH, configurations[2]], [EACH, configurations[3]], [EACH, []], [[], EACH], [configurations[1], EACH]] as const) {
     const lines = await traffic(ledger(recorded))
-    t.same(await findings(lines, ledger(replayed)), [], `recorded with ${JSON.stringify(recorded)}, replayed with ${JSON.stringify(replayed)}`)
+    t.same(await handlerFindings(lines, ledger(replayed)), [], `recorded with ${JSON.stringify(recorded)}, replayed with ${JSON.stringify(replayed)}`)
   }
 })
 
 test('replay --handlers: invoice.paid rendered in the paying client\'s version is a finding per subscriber, naming both versions and the request', async (t) => {
   const lines = await traffic(ledger(EACH))
   // As CI replays: a fresh ledger telling a subscriber production does not have.
-  const found = await findings(lines, ledger([{ id: 'ep_1', version: '2000-01-01' }], true))
+  const found = await handlerFindings(lines, ledger([{ id: 'ep_1', version: '2000-01-01' }], true))
   t.equal(found.length, 1, found.join('\n'))
   const [, line, version, id, request, first, recordedIn] = PINNED.exec(found[0] ?? '') ?? []
   t.same([version, id, first, recordedIn], ['2001-01-01', 'ep_1', '2000-01-01', VERSIONS.join(', ')], found[0])
   t.ok(JSON.parse(lines[Number(line) - 1]).webhook !== undefined, 'on the line of the render')
   t.match(JSON.parse(lines[Number(request) - 1]), { route: { method: 'POST', url: '/invoices/:invoiceId/pay' }, version: '2001-01-01' }, 'naming the request that rendered it')
   // The same subscribers as recorded: each is a finding, on the first render in another version than its first.
-  const each = await findings(lines, ledger(EACH, true))
+  const each = await handlerFindings(lines, ledger(EACH, true))
   t.same(each.map((text) => PINNED.exec(text)?.[3]).sort(), EACH.map((subscriber) => subscriber.id), each.join('\n'))
 })
 
 test('replay --handlers: a recording whose renders reached no other version than the payer\'s compares no pin', async (t) => {
   // Recorded from the mistaken ledger itself: each event was delivered in its payer's version only.
   const lines = await traffic(ledger(EACH, true))
-  t.same(await findings(lines, ledger(EACH, true)), [])
+  t.same(await handlerFindings(lines, ledger(EACH, true)), [])
 })
 
 test('replay --handlers, any subscribers recorded and replayed: the correct ledger has no finding; the mistake is one finding per subscriber replayed, once the recording delivered any', async (t) => {
   const subscribers = fc.uniqueArray(fc.record({ id: fc.constantFrom('ep_a', 'ep_b', 'ep_c', 'ep_d'), version: fc.constantFrom(...VERSIONS) }), { selector: (subscriber) => subscriber.id, maxLength: 3 })
   await fc.assert(fc.asyncProperty(subscribers, subscribers, async (recorded, replayed) => {
     const lines = await traffic(ledger(recorded))
-    t.same(await findings(lines, ledger(replayed)), [], 'the correct ledger')
-    const found = await findings(lines, ledger(replayed, true))
+    t.same(await handlerFindings(lines, ledger(replayed)), [], 'the correct ledger')
+    const found = await handlerFindings(lines, ledger(replayed, true))
     const expected = recorded.length === 0 ? [] : replayed.map((subscriber) => subscriber.id).sort()
     t.same(found.map((text) => PINNED.exec(text)?.[3]).sort(), expected, found.join('\n'))
   }), { numRuns: 12, seed: 290 })

@@ -10,6 +10,7 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import { ConvertResponseToPreviousVersionFor, fastifyVersioner, HeadVersion, schema, versioned, Version, VersionBundle, VersionChange, type CaptureExchangesOptions, type ResponseInfo } from '../../plugin'
 import { readTraffic, replayTraffic } from '../../tools'
+import { handlerFindings } from '../helpers/handler-replays'
 
 const Invoice = Type.Object({ id: Type.String(), total: Type.Integer(), status: Type.String() })
 const InvoiceEvent = Type.Object({ id: Type.String(), type: Type.String(), data: Invoice })
@@ -129,18 +130,6 @@ async function traffic (build: () => Promise<FastifyInstance>): Promise<string[]
   return lines
 }
 
-/** The findings' texts of `lines` replayed through the handlers of fresh ledgers `build` makes. */
-async function findings (lines: readonly string[], build: () => Promise<FastifyInstance>): Promise<string[]> {
-  const app = await build()
-  try {
-    await app.ready()
-    const report = await replayTraffic(app, readTraffic(lines.join('\n')), { handlers: build })
-    return report.findings.map((finding) => finding.text)
-  } finally {
-    await app.close()
-  }
-}
-
 /** The lines of the exchanges of `path` (`/void`) in `lines`, from 1. */
 function linesOf (lines: readonly string[], path: string): number[] {
   return lines.flatMap((line, index) => line.includes('"clientRequest"') && (JSON.parse(line) as { route: { url: string } }).route.url.endsWith(path) ? [index + 1] : [])
@@ -166,19 +155,19 @@ test('an exchange records the webhooks rendered while it was served, whether the
 test('replay --handlers: the correct ledger\'s traffic has no finding: renders without a subscriber, sent by a queue, several per exchange in any order', async (t) => {
   for (const options of [{}, { subscribers: false }, { queued: true }] as const) {
     const build = ledger(options)
-    t.same(await findings(await traffic(build), build), [], JSON.stringify(options))
+    t.same(await handlerFindings(await traffic(build), build), [], JSON.stringify(options))
   }
 })
 
 test('replay --handlers: invoice.paid rendered where voiding recorded none is a finding on the exchange that voided', async (t) => {
   const lines = await traffic(ledger())
-  const found = await findings(lines, ledger({ paidOnVoid: true }))
+  const found = await handlerFindings(lines, ledger({ paidOnVoid: true }))
   t.equal(found.length, 3, found.join('\n'))
   for (const text of found) t.match(text, VOID)
   t.same(found.map((text) => Number(VOID.exec(text)?.[1])), linesOf(lines, '/void'), 'on the line of each exchange voiding an invoice')
   // Recorded without a subscriber, the file holds no render: the exchanges still say what they rendered.
   const silent = await traffic(ledger({ subscribers: false }))
-  t.equal((await findings(silent, ledger({ paidOnVoid: true, subscribers: false }))).filter((text) => VOID.test(text)).length, 3)
+  t.equal((await handlerFindings(silent, ledger({ paidOnVoid: true, subscribers: false }))).filter((text) => VOID.test(text)).length, 3)
 })
 
 test('replay --handlers: a render of an application hook running before the recorded window (onRequest, preParsing, preValidation) is no finding', async (t) => {
@@ -187,28 +176,28 @@ test('replay --handlers: a render of an application hook running before the reco
     const read = readTraffic(lines.join('\n'))
     t.ok(read.deliveries.some(({ delivery }) => delivery.webhook.name === 'request.seen'), `${seenIn}: the hook renders`)
     t.notOk(read.exchanges.some(({ exchange }) => exchange.renders?.some((render) => render.name === 'request.seen')), `${seenIn}: counted for no exchange`)
-    t.same(await findings(lines, ledger({ seenIn })), [], `${seenIn}: no finding`)
+    t.same(await handlerFindings(lines, ledger({ seenIn })), [], `${seenIn}: no finding`)
     // The mistake is still found where the hook renders too.
-    t.equal((await findings(lines, ledger({ seenIn, paidOnVoid: true }))).filter((text) => VOID.test(text)).length, 3, `${seenIn}: the mistake`)
+    t.equal((await handlerFindings(lines, ledger({ seenIn, paidOnVoid: true }))).filter((text) => VOID.test(text)).length, 3, `${seenIn}: the mistake`)
   }
 })
 
 test('replay --handlers: request.seen newly rendered by a preHandler hook is a finding on every exchange', async (t) => {
   const lines = await traffic(ledger())
   const seen = /^line (\d+): POST \/invoices\S* \((2000|2001)-01-01\): answer webhooks\/request\.seen: the recording shows 0 render\(s\) of webhook request\.seen \(POST\) while it was served, the handlers of a fresh application now render 1: /
-  const found = await findings(lines, ledger({ seenIn: 'preHandler' }))
+  const found = await handlerFindings(lines, ledger({ seenIn: 'preHandler' }))
   t.same(found.map((text) => Number(seen.exec(text)?.[1])), linesOf(lines, ''), found.join('\n'))
   // Recorded with the hook, the same application has no finding.
   const build = ledger({ seenIn: 'preHandler' })
-  t.same(await findings(await traffic(build), build), [])
+  t.same(await handlerFindings(await traffic(build), build), [])
 })
 
 test('replay --handlers: a render of an onResponse hook, after the recorded window, is no finding; the mistake is still found', async (t) => {
   const lines = await traffic(ledger({ seenIn: 'onResponse' }))
   const read = readTraffic(lines.join('\n'))
   t.ok(read.deliveries.some(({ delivery }) => delivery.webhook.name === 'request.seen'), 'the hook renders')
-  t.same(await findings(lines, ledger({ seenIn: 'onResponse' })), [])
-  t.equal((await findings(lines, ledger({ seenIn: 'onResponse', paidOnVoid: true }))).filter((text) => VOID.test(text)).length, 3, 'the mistake')
+  t.same(await handlerFindings(lines, ledger({ seenIn: 'onResponse' })), [])
+  t.equal((await handlerFindings(lines, ledger({ seenIn: 'onResponse', paidOnVoid: true }))).filter((text) => VOID.test(text)).length, 3, 'the mistake')
 })
 
 test('replay --handlers: traffic recorded with a sampleRate below 1 has no finding on the correct ledger; a sampled exchange still shows the mistake', async (t) => {
@@ -233,7 +222,7 @@ test('replay --handlers: traffic recorded with a sampleRate below 1 has no findi
   const report = await replayTraffic(app, read, { handlers: build })
   t.same(report.findings.map((finding) => finding.text), [], 'no finding: a render sampled out is still counted by its exchange')
   t.ok(report.notReplayable.length > 0 && report.notReplayable.every((item) => item.route.startsWith('webhook ')), 'the renders of requests sampled out are not replayed')
-  const found = (await findings(lines, ledger({ paidOnVoid: true }))).filter((text) => VOID.test(text))
+  const found = (await handlerFindings(lines, ledger({ paidOnVoid: true }))).filter((text) => VOID.test(text))
   t.same(found.map((text) => Number(VOID.exec(text)?.[1])), linesOf(lines, '/void'), 'each voiding exchange')
 })
 
@@ -244,7 +233,7 @@ test('replay --handlers: traffic recorded before exchanges said what they render
     delete value.renders
     return [JSON.stringify(value)]
   })
-  t.same(await findings(lines, ledger({ paidOnVoid: true })), [])
+  t.same(await handlerFindings(lines, ledger({ paidOnVoid: true })), [])
 })
 
 test('the traffic file: an exchange whose renders is not a list of { name, method, count } is malformed', async (t) => {
