@@ -83,10 +83,12 @@ import { measureCorpus, measureOne, mutantsFolder, mutantTypeErrors, scoreOf, sc
 // released version, a key's pattern not instructed, a union member instructed on the payment request only, a required
 // country nothing fills for older versions, a webhook rendered in the payer's version): 75 % (147 of 196; the 184
 // still 139, the 12 new 8), exact; 75.5 % (148 of 196: 75.51 %) once check broke on a deprecation lifted by the next
-// version (decision 0291: the memo deprecated in the older versions), asserted rounded down.
+// version (decision 0291: the memo deprecated in the older versions), asserted rounded down; 76 % (149 of 196:
+// 76.02 %) once check broke on a version's end announced while an older one's is not (decision 0287: the single
+// address's end written on the line of 2001-01-01), asserted rounded down.
 // Raise it as the tools learn; the goal is 95 %. Never lower it to let a mistake through: fix the tool, or say in the
 // docs what it misses (a corpus grown blind measures the proof anew: that is not lowering it).
-const THRESHOLD = 75.5
+const THRESHOLD = 76
 // With the example's recorded traffic replayed (examples/traffic.ts, recorded once from each correct app) through the
 // converters and, since decision 0234, the handlers of fresh apps of the mutant, as a team replays its own in CI: 98 % (48 of 49), then 96.8 % (61 of 63) once the corpus grew: recorded exchanges hold no
 // webhook; then 90.8 % (69 of 76): recorded exchanges hold no PUT that leaves a field out, nor a list longer than
@@ -136,9 +138,11 @@ const THRESHOLD = 75.5
 // 87.7 % (172 of 196: 87.76 %) once replay --handlers reported a subscriber rendered in each paying request's version
 // (decision 0290: the invoice.paid event rendered in the payer's version), asserted rounded down.
 // 88.2 % (173 of 196: 88.27 %) once check also broke on a deprecation the next version lifts (decision 0291: the
-// memo deprecated on the older versions, also caught with traffic), asserted rounded down.
+// memo deprecated on the older versions, also caught with traffic), asserted rounded down; 88.7 % (174 of 196:
+// 88.78 %) once check broke on a version's end announced while an older one's is not (decision 0287), asserted
+// rounded down.
 // The same rule: raised as the tools learn, never lowered.
-const WITH_TRAFFIC = 88.2
+const WITH_TRAFFIC = 88.7
 // With the example's own tests that run its handlers (test/helpers/example-tests.ts: replaceFromEveryVersion on a
 // customer it stores, readWebhookDelivery on each invoice.paid it sends), as a team's suite runs them in CI: the
 // mistakes only a handler shows (keeps declared and not kept, PUT made a merge, a webhook sent as HEAD builds it).
@@ -167,9 +171,10 @@ const WITH_TRAFFIC = 88.2
 // misses), asserted rounded down.
 // 77 % (151 of 196: 77.04 %) once the corpus grew blind a twelfth time (decision 0289: they catch none of its 4
 // misses), asserted rounded down; 77.5 % (152 of 196: 77.55 %) once check broke on a deprecation lifted by the next
-// version (decision 0291), asserted rounded down.
+// version (decision 0291), asserted rounded down; 78 % (153 of 196: 78.06 %) once check broke on a version's end
+// announced while an older one's is not (decision 0287), asserted rounded down.
 // The same rule.
-const WITH_HANDLERS = 77.5
+const WITH_HANDLERS = 78
 // verify's examples per route, version, direction and part: fewer than the command's 200, for speed (the same score
 // at 20 and at 200 when this was measured).
 const EXAMPLES = 20

@@ -1,14 +1,15 @@
 /**
  * `check`: compares each saved version's OpenAPI document with the one the application serves now
  * (`document-comparison.ts` compares one pair), and sorts the differences into breaks (a client of that version
- * would fail) and notes (what its clients can ignore); a saved version no longer served is a break, and so is a
- * deprecation new to a saved version that the next version lifts (`deprecations-lifted.ts`).
+ * would fail) and notes (what its clients can ignore); a saved version no longer served is a break, and so are a
+ * deprecation new to a saved version that the next version lifts and a released version's end announced while an
+ * older one's is not (`deprecations-lifted.ts`).
  *
- * It compares only an OpenAPI 3.x document (an object with `"openapi": "3.…"`, `paths` an object, `webhooks` and
- * `components` objects when present) of the version it is compared as. Anything else (`null`, `{}`, a Swagger 2.0
- * document, `paths: null`, another version's document…), which would compare as "no breaking change" and so turn the
- * CI check off, is refused with a `VersionerToolError` naming the document, what is wrong with it and what to do; so
- * is a document nested deeper than `MAX_DOCUMENT_DEPTH` (measured before any diff, which would take minutes).
+ * It compares only an OpenAPI 3.x document (`"openapi": "3.…"`, `paths` an object, `webhooks` and `components` objects
+ * when present) of the version it is compared as. Anything else (`null`, `{}`, Swagger 2.0, `paths: null`, another
+ * version's document…), which would compare as "no breaking change" and so turn the CI check off, is refused with a
+ * `VersionerToolError` naming the document, what is wrong and what to do; so is one nested deeper than
+ * `MAX_DOCUMENT_DEPTH` (measured before any diff, which would take minutes).
  * @module
  */
 import type { FastifyInstance } from 'fastify'
@@ -26,7 +27,7 @@ import { parseJsonText } from './json-text'
 import { singleApi } from './versioned-apis'
 import { withSlashTwinsAligned } from './slash-twins'
 import { componentNameNotes } from './named-components'
-import { liftedDeprecationBreaks } from './deprecations-lifted'
+import { endsOutOfOrderBreaks, liftedDeprecationBreaks } from './deprecations-lifted'
 
 export type { DocumentChange }
 
@@ -112,6 +113,7 @@ export async function checkDocuments (app: FastifyInstance, dir: string, options
   }
   for (const [name, document] of served) if (!names.includes(name)) notes.push(change(document.version, '', '', 'new version', false))
   liftedDeprecationBreaks(result, bundle.versionValues, served, validation)
+  endsOutOfOrderBreaks(result, bundle.releasedValues, served)
   packageChangelogChangesAsNotes(result, toolFacts(app).changelogPath)
   return result
 }
@@ -140,10 +142,7 @@ type Json = Record<string, unknown>
  * Returns the saved unversioned document without them, to compare with the current one as usual.
  */
 function compareMovedIntoDefault (result: CheckResult, saved: Json, served: Map<string, ServedDocument>, ajv: AppAjvSetup): Json {
-  const document = (name: string): Json | undefined => {
-    const found = served.get(name)
-    return found === undefined ? undefined : JSON.parse(found.body.toString('utf8')) as Json
-  }
+  const document = (name: string): Json | undefined => served.has(name) ? JSON.parse((served.get(name) as ServedDocument).body.toString('utf8')) as Json : undefined
   const unversioned = document(UNVERSIONED)
   const defaults = [...served.keys()].map((name) => ((document(name)?.info ?? {}) as Json)['x-api-version-default'])
   const defaultValue = defaults.find((value): value is string => typeof value === 'string')

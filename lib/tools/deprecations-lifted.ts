@@ -67,3 +67,40 @@ function liftedKind (version: string, next: string, operation: boolean): string 
     `had({ deprecated }) says what the versions before a change had; to deprecate it from ${next} on, ${instead}; ` +
     `to lift it in ${next} on purpose, export the snapshot again`
 }
+
+/** The lifecycle notes of an end announced to a version whose saved document had none (`compareInfo`'s words). */
+const ANNOUNCED: ReadonlyArray<readonly [string, string]> = [['deprecated since none → ', 'deprecatedAt'], ['sunset none → ', 'sunsetAt']]
+
+/**
+ * Moves to `result.breaks`, as one break a version, the notes of a released version's end announced new to its saved
+ * document (a `deprecatedAt` or `sunsetAt` it did not have) while an older released version served is announced no end
+ * (neither): almost always the lifecycle written on the line of the version whose change replaced the one meant
+ * (decision 0287). `released` are the bundle's released versions, newest first; `served` the documents served now.
+ */
+export function endsOutOfOrderBreaks (result: Sorted, released: readonly string[], served: ReadonlyMap<string, ServedDocument>): void {
+  const order = released.filter((version) => served.has(fileNameOf(version)))
+  const ends = (version: string): boolean => {
+    const { info } = JSON.parse((served.get(fileNameOf(version)) as ServedDocument).body.toString('utf8')) as { info?: Record<string, unknown> }
+    return info?.['x-deprecated-at'] !== undefined || info?.['x-sunset-at'] !== undefined
+  }
+  for (const [index, version] of order.entries()) {
+    const announced = result.notes.filter((note) => note.version === version && note.place === 'lifecycle' && ANNOUNCED.some(([words]) => note.kind.startsWith(words)))
+    if (announced.length === 0) continue
+    const older = order.slice(index + 1).filter((value) => !ends(value))
+    if (older.length === 0) continue
+    for (const note of announced) result.notes.splice(result.notes.indexOf(note), 1)
+    const keys = ANNOUNCED.filter(([words]) => announced.some((note) => note.kind.startsWith(words)))
+    const written = keys.map(([words, key]) => `${key} ${(announced.find((note) => note.kind.startsWith(words)) as DocumentChange).kind.slice(words.length)}`)
+    result.breaks.push(change(version, '', 'lifecycle', endsKind(version, older, written, keys.map(([, key]) => key).join(', ')), true))
+  }
+}
+
+/** What an end announced to `version` while `older` versions are announced none is, and what to write instead. */
+function endsKind (version: string, older: readonly string[], written: readonly string[], keys: string): string {
+  const [meant] = older as [string]
+  const more = older.length > 1 ? ` (and ${older.length - 1} older released version${older.length > 2 ? 's' : ''})` : ''
+  return `${written.join(', ')} announced (not in its saved document) while ${meant}${more}, older, is announced no end: ` +
+    `${version}'s clients are sent Deprecation/Sunset and ${meant}'s are not; ${keys} belong on the line of the version that ends, ` +
+    `new Version('${meant}', ..., { ${keys} }), not on the version whose change replaced it; ` +
+    `to end ${version} before ${meant} on purpose, export the snapshot again`
+}
