@@ -178,11 +178,11 @@ function countCompiles (app: FastifyInstance, counts: { validator: number, seria
   })
 }
 
-function wrapFactory (factory: (...args: any[]) => (route: unknown) => unknown, count: () => void): (...args: any[]) => (route: unknown) => unknown {
-  return (...args) => {
+function wrapFactory<T extends (...args: any[]) => (route: any) => unknown> (factory: T, count: () => void): T {
+  return ((...args: Parameters<T>) => {
     const compile = factory(...args)
-    return (route) => { count(); return compile(route) }
-  }
+    return (route: unknown) => { count(); return compile(route) }
+  }) as T
 }
 
 async function check (app: FastifyInstance, bundle: VersionBundle | undefined, shared: Shared[], things: Resource[], routes: number): Promise<void> {

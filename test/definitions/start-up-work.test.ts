@@ -41,12 +41,13 @@ async function app (t: Teardown, resources: number, versions: number): Promise<F
     const k = index % resources
     const [newer, older] = [current[k], `name${index}`]
     current[k] = older
-    return new Version(date, changeClass(`Rename${index}`, [pairs[k].body, pairs[k].response].map((target) => schema(target).field(newer).had({ name: older }))))
+    return new Version(date, changeClass(`Rename${index}`, [pairs[k].body, pairs[k].response].map((target) => schema(target).field(newer as 'name').had({ name: older }))))
   }))
+  const thing = { id: '1', name: 'n', email: 'e', tags: [] }
   return await versionedApp(t, bundle, async (api) => {
     pairs.forEach(({ body, response }, k) => {
-      api.get(`/r${k}/:id`, { schema: { params: Type.Object({ id: Type.String() }), response: { 200: response } } }, async () => ({}))
-      api.post(`/r${k}`, { schema: { body, response: { 200: response } } }, async () => ({}))
+      api.get(`/r${k}/:id`, { schema: { params: Type.Object({ id: Type.String() }), response: { 200: response } } }, async () => thing)
+      api.post(`/r${k}`, { schema: { body, response: { 200: response } } }, async () => thing)
     })
   })
 }
