@@ -5,7 +5,9 @@
  */
 import { test } from 'tap'
 import { Type } from '@sinclair/typebox'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyServerOptions } from 'fastify'
+import ajvCompiler from '@fastify/ajv-compiler'
+import serializerCompiler from '@fastify/fast-json-stringify-compiler'
 import * as jsonSchema from '../../lib/core/json-schema'
 import { HeadVersion, schema, Version, VersionBundle } from '../../plugin'
 import { versionedApp, type Teardown } from '../helpers/apps'
@@ -31,7 +33,7 @@ async function callsOf (name: 'propertiesOf', work: () => Promise<unknown>): Pro
  * same fields, each its own schema), over `versions` versions: each version change renames the `name` of one resource's
  * body and response.
  */
-async function app (t: Teardown, resources: number, versions: number): Promise<FastifyInstance> {
+async function app (t: Teardown, resources: number, versions: number, fastify: FastifyServerOptions = {}): Promise<FastifyInstance> {
   const fields = () => ({ id: Type.String(), name: Type.String(), email: Type.String({ maxLength: 200 }), tags: Type.Array(Type.String()) })
   const pairs = Array.from({ length: resources }, (_, k) => ({ body: Type.Object(fields(), { $id: `Body${k}` }), response: Type.Object(fields(), { $id: `Thing${k}` }) }))
   const current = pairs.map(() => 'name')
@@ -49,7 +51,7 @@ async function app (t: Teardown, resources: number, versions: number): Promise<F
       api.get(`/r${k}/:id`, { schema: { params: Type.Object({ id: Type.String() }), response: { 200: response } } }, async () => thing)
       api.post(`/r${k}`, { schema: { body, response: { 200: response } } }, async () => thing)
     })
-  })
+  }, { fastify })
 }
 
 test('regression: the check for copies of changed schemas (FSTVRS003) listed the fields of every changed schema once per object schema of the app; it lists them only for a likely copy', async (t) => {
@@ -62,4 +64,18 @@ test('regression: the check for copies of changed schemas (FSTVRS003) listed the
   t.ok(moreRoutes <= small * 4, `4× the routes: ${small} → ${moreRoutes} calls`)
   t.ok(moreVersions <= small * 4, `4× the versions: ${small} → ${moreVersions} calls`)
   t.strictSame(warnings.filter((warning) => warning.code === 'FSTVRS003'), [], 'look-alike schemas written by hand are no copies')
+})
+
+test('ready() compiles the validators and serializers of HEAD\'s routes once, whatever the versions: older versions compile theirs on first use', async (t) => {
+  const compiled = async (versions: number): Promise<[number, number]> => {
+    const counts: [number, number] = [0, 0]
+    const counting = <T extends (...args: any[]) => (route: any) => unknown>(factory: T, index: 0 | 1): T =>
+      ((...args: Parameters<T>) => { const compile = factory(...args); return (route: unknown) => { counts[index]++; return compile(route) } }) as T
+    const compilersFactory = { buildValidator: counting(ajvCompiler(), 0), buildSerializer: counting(serializerCompiler(), 1) }
+    await (await app(t, 10, versions, { schemaController: { compilersFactory } })).ready()
+    return counts
+  }
+  const [few, many] = [await compiled(3), await compiled(30)]
+  t.strictSame(many, few, `validators and serializers at 3 and at 30 versions: ${few.join(' and ')}`)
+  t.ok(few[0] >= 20 && few[1] >= 20, 'every HEAD route\'s own')
 })
