@@ -33,13 +33,11 @@ export function warnOfDerivedSchema (schema: TSchema, walk: SchemaStates, levels
   // Forms this package generates, and children of extendSchema, share their fields on purpose.
   if (kind !== 'Object' || !isSchemaObject(properties) || kGenerated in schema || kHeadSchema in schema || childSchemaInfo(schema) !== undefined) return
   const keys = Object.keys(properties)
-  const copyFields = propertiesOf(schema)
   for (const seed of walk.index.seeds) {
     const source = (seed.head as SchemaObject).properties
     if (warnOfRecordByEnum(keys, seed, walk, levels)) return
     if (!isSchemaObject(source) || isAncestor(schema, seed.head)) continue
     const common = keys.filter((key) => Object.hasOwn(source, key))
-    const shared = common.filter((key) => sameButModifiers(source[key] as TSchema, properties[key] as TSchema))
     // Two `Type.String()` are alike: a field tells a copy when it is the very object (`Type.Pick`) or shares its keywords'
     // objects (`items`, `anyOf`…); two alike but for their optionality, and no other field, tell `Type.Partial` / `Required`.
     // A named schema (`$id`: `Address`, `Type.Array(Address)`) is shared on purpose: it tells a copy only of an object
@@ -48,13 +46,16 @@ export function warnOfDerivedSchema (schema: TSchema, walk: SchemaStates, levels
     const whole = common.length === keys.length || common.length === Object.keys(source).length
     const strong = (key: string): boolean => (source[key] === properties[key] || anchorOf(source[key] as TSchema) !== undefined) &&
       (whole || !sharesNamedSchema(source[key] as TSchema))
-    const sourceFields = propertiesOf(seed.head)
-    const optionality = (key: string): boolean => isOptional(sourceFields[key]) !== isOptional(copyFields[key])
-    const partial = common.length === keys.length && shared.filter(optionality).length > 1
-    const copied = shared.length === common.length && (shared.some(strong) || partial)
-    if (!copied) continue
+    // The cheap tests first: this runs for every (object schema, seed) pair, and most pairs share no field or part at one.
+    const someStrong = common.some(strong)
+    if (!someStrong && !(common.length === keys.length && common.length > 1)) continue
+    if (!common.every((key) => sameButModifiers(source[key] as TSchema, properties[key] as TSchema))) continue
+    if (!someStrong) {
+      const [sourceFields, copyFields] = [propertiesOf(seed.head), propertiesOf(schema)]
+      if (common.filter((key) => isOptional(sourceFields[key]) !== isOptional(copyFields[key])).length < 2) continue
+    }
     const head = fieldsById(seed.head, (schema) => walk.stateAt(schema, 0))
-    const ids = [...head.values()].filter((visible) => shared.includes(visible.key)).map((visible) => visible.field.id)
+    const ids = [...head.values()].filter((visible) => common.includes(visible.key)).map((visible) => visible.field.id)
     for (let level = 1; level < levels.length; level++) {
       const fields = fieldsById(seed.head, (schema) => walk.stateAt(schema, level))
       const changed = ids.filter((id) => fields.get(id)?.field !== head.get(id)?.field).map((id) => head.get(id)?.key as string)
