@@ -131,7 +131,7 @@ export function createPreviewHooks (state: VersionerState, options: ServeOptions
       // The headers as the served version's converters see them, for the target's (a copy: theirs go nowhere).
       const body = context.renderer.headBody(registeredRouteOf(fastifyRequest) as RegisteredRoute, found.target, payload, reply)
       // A body JSON cannot write (a cycle) is kept as it is by the copy: the target's converters would change it; not compared.
-      if (body !== payload || typeof body !== 'object' || body === null) found.head = { status: reply.statusCode, body, headers: copyJson(reply.getHeaders()) as HeadResponse['headers'] }
+      if (body !== payload || typeof body !== 'object' || body === null) found.head = { status: reply.statusCode, body: payload, headers: copyJson(reply.getHeaders()) as HeadResponse['headers'] }
     }
     done(null, payload)
   }

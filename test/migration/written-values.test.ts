@@ -98,6 +98,31 @@ test('regression: a value JSON writes by toJSON (Money, an instant class, a Buff
   }
 })
 
+/** A class teams give a `toString` and no `toJSON` (an identifier, a slug): the serializer writes its text under a string. */
+class Slug {
+  constructor (readonly parts: string[]) {}
+  toString (): string { return this.parts.join('-') }
+}
+
+test('regression: a class instance without toJSON (toString only, a Uint8Array, a Map, an Error) under a string, which HEAD writes as its text, reached old clients as "[object Object]"', async (t) => {
+  const fields = { string: Type.String(), list: Type.Array(Type.String()), record: Type.Record(Type.String(), Type.String()), nested: Type.Object({ inner: Type.String() }) }
+  const instances: Record<string, () => unknown> = {
+    slug: () => new Slug(['a', 'b']), bytes: () => new Uint8Array([104, 105]), map: () => new Map([['a', 1]]), error: () => new Error('boom'), pattern: () => /a+b/u
+  }
+  const pending = new Map<string, unknown>()
+  const { plain, app } = await apps(t, fields, (_kind, id) => pending.get(id))
+  for (const [name, make] of Object.entries(instances)) {
+    const value = { string: make(), list: [make(), 'x'], record: { a: make() }, nested: { inner: make() } }
+    for (const kind of Object.keys(fields)) {
+      pending.set(name, value[kind as keyof typeof value])
+      const found = await answers(plain, app, `/${kind}?id=${name}`)
+      t.match(found.plain, /^200 /, `plain Fastify writes it (${kind}, ${name})`)
+      t.equal(found.head, found.plain, `HEAD answers as plain Fastify (${kind}, ${name})`)
+      t.equal(found.old, found.head, `the old client gets HEAD's text (${kind}, ${name}: ${found.head})`)
+    }
+  }
+})
+
 test('a field of a root a converter rebuilds (a spread) is still written as HEAD writes it, and converters see what HEAD writes', async (t) => {
   const seen: unknown[] = []
   const values: Record<string, unknown> = { nullable: at, buffer: Buffer.from('hi') }
@@ -144,21 +169,20 @@ function published<T> (t: Teardown, channel: string): T[] {
   return seen
 }
 
-test('regression: replay and the upgrade preview of a Date in a union with a time member gave what serving no longer answers', async (t) => {
+test('regression: replay and the upgrade preview of a Date in a union with a time member, a Buffer or an instance under a string gave what serving no longer answers', async (t) => {
   const exchanges = published<CapturedExchange>(t, 'fastify-versioner:exchange')
   const previews = published<UpgradePreviewEvent>(t, 'fastify-versioner:upgrade-preview')
-  const values: Record<string, unknown> = { nullable: at, list: [null, at], buffer: Buffer.from('hi') }
-  const { app } = await apps(t, { nullable: timeOrNull, list: Type.Array(timeOrNull), buffer: Type.String() }, (kind) => values[kind], undefined,
-    { captureExchanges: {}, upgradePreview: { access: () => true } })
-  for (const kind of ['nullable', 'list']) {
+  const values: Record<string, unknown> = { nullable: at, list: [null, at], buffer: Buffer.from('hi'), slug: new Slug(['a', 'b']), bytes: [new Uint8Array([104])] }
+  const { app } = await apps(t, { nullable: timeOrNull, list: Type.Array(timeOrNull), buffer: Type.String(), slug: Type.String(), bytes: Type.Array(Type.String()) },
+    (kind) => values[kind], undefined, { captureExchanges: {}, upgradePreview: { access: () => true } })
+  for (const kind of ['nullable', 'list', 'buffer', 'slug', 'bytes']) {
     const served = await app.inject({ url: `/${kind}`, headers: { 'x-api-version': '2001-01-01', 'x-api-version-preview': '2000-01-01' } })
     const old = await call(app, '2000-01-01', `/${kind}`)
     t.equal(old.statusCode, 200)
     t.same(previews.at(-1)?.targetBody, old.json(), `the preview renders what the old version answers (${kind})`)
     t.same(previews.at(-1)?.patch, [{ op: 'replace', path: '/note', value: 'old' }], `its patch changes the note alone (${kind}: ${served.body})`)
   }
-  await call(app, '2000-01-01', '/buffer')
-  t.same(exchanges.map((exchange) => exchange.route.url), ['/nullable', '/list'], 'an exchange whose Buffer the copy cannot hold as written is not recorded')
+  t.same(exchanges.map((exchange) => exchange.route.url), ['/nullable', '/list'], 'an exchange whose Buffer or instance the copy cannot hold as written is not recorded')
   const report = await replayTraffic(app, { exchanges: exchanges.map((exchange, index) => ({ line: index + 1, exchange })) })
   t.same(report.findings.map((finding) => finding.text), [], 'replay gives what serving answered')
 })
