@@ -141,8 +141,8 @@ export function datesOfText (places: WrittenPlaces | undefined, body: unknown): 
 
 /**
  * Where the serializer writes `body`'s class instances (without `toJSON`, which it writes instead) otherwise than JSON:
- * the declared fields each holds through its prototype, and, beside `dates` (extended), the JSON copy of each at a
- * string, number or boolean place, noted so that the instance is put back for the serializer ({@link putBack}).
+ * the declared fields each holds through its prototype, and, beside `dates` (extended), the JSON copy of each (or of an
+ * array) at a string, number or boolean place, noted so that the handler's is put back for the serializer ({@link putBack}).
  */
 function instancesWritten (instances: Collector, body: unknown, dates: Rewrites | undefined): { inherited?: Map<object, string[]>, rewrites?: Rewrites } | undefined {
   let inherited: Map<object, string[]> | undefined
@@ -153,11 +153,13 @@ function instancesWritten (instances: Collector, body: unknown, dates: Rewrites 
   instances(root, '', found)
   for (const [holder, key, node] of found) {
     const value = holder[key]
-    if (!isSchemaObject(value) || typeof value.toJSON === 'function') continue
+    if (typeof value !== 'object' || value === null || typeof (value as { toJSON?: unknown }).toJSON === 'function') continue
     if (declares(node)) {
+      if (Array.isArray(value)) continue
       const names = Object.keys(node.properties as object).filter((name) => !Object.prototype.propertyIsEnumerable.call(value, name) && readsInherited(value, name))
       if (names.length > 0) (inherited ??= new Map()).set(value, names)
-    } else if (Object.getPrototypeOf(value) !== Object.prototype && holder !== root && isScalar(node)) {
+    } else if ((Array.isArray(value) || Object.getPrototypeOf(value) !== Object.prototype) && holder !== root && isScalar(node)) {
+      // An array there is written as its items' text (an instance's too): put back whole.
       rewrites ??= new Map()
       let keys = rewrites.get(holder)
       if (keys === undefined) rewrites.set(holder, keys = new Map())

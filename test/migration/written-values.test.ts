@@ -107,14 +107,17 @@ class Slug {
 }
 
 test('regression: a class instance without toJSON (toString only, a Uint8Array, a Map, an Error) under a string, which HEAD writes as its text, reached old clients as "[object Object]"', async (t) => {
-  const fields = { string: Type.String(), list: Type.Array(Type.String()), record: Type.Record(Type.String(), Type.String()), nested: Type.Object({ inner: Type.String() }) }
+  const fields = {
+    string: Type.String(), list: Type.Array(Type.String()), record: Type.Record(Type.String(), Type.String()), nested: Type.Object({ inner: Type.String() }), joined: Type.String()
+  }
   const instances: Record<string, () => unknown> = {
     slug: () => new Slug(['a', 'b']), bytes: () => new Uint8Array([104, 105]), map: () => new Map([['a', 1]]), error: () => new Error('boom'), pattern: () => /a+b/u
   }
   const pending = new Map<string, unknown>()
   const { plain, app } = await apps(t, fields, (_kind, id) => pending.get(id))
   for (const [name, make] of Object.entries(instances)) {
-    const value = { string: make(), list: [make(), 'x'], record: { a: make() }, nested: { inner: make() } }
+    // A list where the schema says string is written as its items' text, joined.
+    const value = { string: make(), list: [make(), 'x'], record: { a: make() }, nested: { inner: make() }, joined: [make(), make()] }
     for (const kind of Object.keys(fields)) {
       pending.set(name, value[kind as keyof typeof value])
       const found = await answers(plain, app, `/${kind}?id=${name}`)
