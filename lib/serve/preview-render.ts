@@ -112,9 +112,11 @@ export class PreviewRenderer {
     const key = responseSlot(behaviour.responses, head.status, at.reply)
     const steps = behaviour.responseSteps.get(key ?? '') ?? []
     // As the success hook does: the handler's values no converter changed put back for the serializer (decisions 0285,
-    // 0298), and the fields of HEAD an open object of the version lacks removed (its serializer would keep them).
+    // 0298), and the fields of HEAD an open object of the version lacks removed (its serializer would keep them). The
+    // render writes with the schema's serializer: where the application chose its own, JSON's copy is what it writes.
+    const chosen = this.hasChosenSerializer(at.reply)
     const replaced: Replaced[] = []
-    const copied = copyAsWritten(key === undefined || this.hasChosenSerializer(at.reply) ? undefined : behaviour.responseWritten.get(key), head.body, true, replaced)
+    const copied = copyAsWritten(key === undefined || chosen ? undefined : behaviour.responseWritten.get(key), head.body, true, chosen ? undefined : replaced)
     const info = { body: copied, statusCode: head.status, headers: { ...head.headers }, raw: head.body, setCookie () {}, deleteCookie () {} }
     const body = await runStepsToBody(steps, info, copied, { method: at.method, reply: { statusCode: head.status } })
     if (key !== undefined) behaviour.responseCleaners.get(key)?.(body)
