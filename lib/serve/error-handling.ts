@@ -7,9 +7,10 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, Fasti
 import { UnconvertibleResponseError, VersionerLatestRequestValidationError } from '../core/errors'
 import { fastifyPrivate } from '../core/application-root'
 import { isIsoDate, monthOf, versionDate } from '../core/iso-date'
-import type { RequestPart } from '../routes/version-plan'
+import type { RequestPart, VersionBehaviour } from '../routes/version-plan'
+import { slotParts } from '../routes/schema-forms'
 import type { RegisteredRoute } from '../routes/versioner-state'
-import { requestState } from './request-state'
+import { requestState, type RequestState } from './request-state'
 import { resolveVersion, type PickedVersion, type Resolving, type VersionPickerOptions } from './version-picking'
 import { releasedNow } from './release-clock'
 import { failsHeadAfterMigration } from './head-validation'
@@ -213,6 +214,25 @@ export function validationError (errors: FastifySchemaValidationError[] | Error,
   return error
 }
 
+/**
+ * The error HEAD's serializer throws on the handler's success payload the version's serializer refused once converted
+ * (a `Date` a `date-time` union refuses, a text where an integer is required), marked as Fastify marks its own; none
+ * when HEAD's writes it (a converter's or the version's fault).
+ */
+function headRefusal (state: RequestState, behaviour: VersionBehaviour, reply: FastifyReply, refusal: Error): Error | undefined {
+  const slot = state.handlerSlot
+  const form = slot === undefined ? undefined : behaviour.responseHeadForms.get(slot)
+  if (form === undefined) return undefined
+  try {
+    (reply.compileSerializationSchema(form, ...slotParts(slot as string)) as (data: unknown) => string)(state.handlerSuccess)
+    return undefined
+  } catch (thrown) {
+    if (!isError(thrown)) return undefined
+    ;(thrown as Error & { serialization?: unknown }).serialization = (refusal as Error & { serialization?: unknown }).serialization
+    return thrown
+  }
+}
+
 type ErrorHandler = (this: FastifyInstance, error: FastifyError, request: FastifyRequest, reply: FastifyReply) => unknown
 
 /**
@@ -262,10 +282,13 @@ export function createMigrationErrorHandler (
       }, `A request of API version ${behaviour.version} to ${display} failed HEAD validation after its migration: ` +
         'a request converter or an instruction produces data the HEAD schema rejects.')
     } else if (behaviour !== null && behaviour.successWork && isError(error) && (error as { serialization?: unknown }).serialization !== undefined) {
-      // Fastify's serializer refused a response of an older version: the coded 500 of ./response-failures.ts. A version
-      // whose successes no hook converts is answered with HEAD's serializer: its refusal is plain Fastify's.
-      result = new UnconvertibleResponseError(`A response of this route cannot be expressed in API version ${behaviour.version}. This is a server error; it has been logged.`)
+      // Fastify's serializer refused a response of an older version: the coded 500 of ./response-failures.ts, unless
+      // HEAD's refuses the handler's value too (decision 0298): then HEAD's error, as plain Fastify answers and logs it. A
+      // version whose successes no hook converts is answered with HEAD's serializer: its refusal is plain Fastify's.
       if (state !== null) state.responseRefused = true
+      const own = state === null ? undefined : headRefusal(state, behaviour, reply, error)
+      if (own !== undefined) return handOnError(this, routeHandler, own, request, reply)
+      result = new UnconvertibleResponseError(`A response of this route cannot be expressed in API version ${behaviour.version}. This is a server error; it has been logged.`)
       request.log.error({ err: error, route: display }, `A response of API version ${behaviour.version} to ${display} does not fit that version's schema. ` +
         'If HEAD\'s schema accepts it, a response converter produced data it rejects, or, where none ran, a value HEAD has and the version lacks reached it (a union member ' +
         'or a literal added or renamed since): add a response converter that maps it to the version change that changed it, or run verify.')

@@ -233,11 +233,12 @@ export function createCaptureHooks (options: ServeOptions, capture: ResolvedCapt
       const behaviour = requestState(fastifyRequest)?.behaviour
       const key = behaviour == null || hasChosenSerializer(reply) ? undefined : responseSlot(behaviour.responses, reply.statusCode, reply)
       // A value JSON writes otherwise (a BigInt, NaN, Infinity) cannot be recorded as the converters saw it, nor a
-      // Buffer, which the serializer writes as its text where converters leave it (decision 0285).
+      // Buffer or a class instance at a string place, which the serializer writes as text where converters leave it
+      // (decisions 0285, 0298): the copy holds an object in its place.
       const serializer = { kept: false }
       const replaced: Replaced[] = []
       const copy = copyAsWritten(key === undefined ? undefined : behaviour?.responseWritten.get(key), payload, serializer, replaced)
-      const body = serializer.kept || replaced.some((entry) => ArrayBuffer.isView(entry[3])) ? undefined : copied(payload, copy)
+      const body = serializer.kept || replaced.some((entry) => typeof entry[2] === 'object' && entry[2] !== null) ? undefined : copied(payload, copy)
       if (body !== undefined) found.handlerResponse = recordResponse(reply, body.value)
       else (fastifyRequest as CaptureRequest)[kCapture] = null
     }

@@ -248,6 +248,8 @@ function convertBody (conversion: Conversion, body: unknown, raw: unknown, done:
   const cleaner = key === undefined ? undefined : behaviour.responseCleaners.get(key)
   if (steps.length === 0 && cleaner === undefined) return finishExpressible(conversion, status, key, body, done)
   const places = key === undefined ? undefined : behaviour.responseWritten.get(key)
+  // Should the version's serializer refuse the converted success, the error handler asks HEAD's about the handler's (decision 0298).
+  if (conversion.hasChosenSerializer !== undefined) { conversion.state.handlerSuccess = body; conversion.state.handlerSlot = key }
   // A serializer the application chose writes a Date (and reads a getter) by its own rules, not the schema's.
   const replaced: Replaced[] = []
   let copied = copyAsWritten(places === undefined || conversion.hasChosenSerializer?.(reply) === true ? undefined : places, body, true, replaced)
@@ -289,9 +291,7 @@ function finishExpressible (conversion: Conversion, status: number, key: string 
   }
   const version = behaviour.version
   // The request's logger carries `apiVersion` already (./request-state.ts).
-  request.log.error({
-    route, versionChange: found.guard.removedBy.get(found.value)?.join(', '), schema: found.guard.schema, value: found.value
-  }, describeUnexpressible(found, version))
+  request.log.error({ route, versionChange: found.guard.removedBy.get(found.value)?.join(', '), schema: found.guard.schema, value: found.value }, describeUnexpressible(found, version))
   const error = new UnconvertibleResponseError(`A value of this response cannot be expressed in API version ${version}. This is a server error; it has been logged.`)
   failResponse(reply, conversion.state, { request, version, route }, done, error)
 }

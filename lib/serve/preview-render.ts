@@ -8,7 +8,7 @@ import { copyJson, isThenable, runStepsToBody } from './step-runner'
 import { PART_PROPERTY, validationFailure } from './head-validation'
 import type { ServeOptions } from './serve-options'
 import { serializerFor } from './migrate-response'
-import { copyAsWritten, datesOfText, putBack } from '../values/written-values'
+import { copyAsWritten, putBack, type Replaced } from '../values/written-values'
 import { createChosenSerializerTest } from './own-serializers'
 import { requestPlanOf, type RequestPart, type VersionBehaviour } from '../routes/version-plan'
 import { responseSlot } from '../routes/schema-forms'
@@ -31,7 +31,8 @@ export interface RenderedResponse {
 }
 
 /**
- * The HEAD response to render, with (a copy of) the headers the served version's converters saw.
+ * The HEAD response to render: the handler's own body (never changed: the render converts a copy, as serving does), with
+ * (a copy of) the headers the served version's converters saw.
  * @example `const head: HeadResponse = { status: 200, body: { id: 'o' }, headers: { 'x-region': 'eu' } }`
  */
 export interface HeadResponse extends RenderedResponse {
@@ -110,13 +111,16 @@ export class PreviewRenderer {
     if (behaviour === undefined) return `${registered.head.display} does not exist in ${target}`
     const key = responseSlot(behaviour.responses, head.status, at.reply)
     const steps = behaviour.responseSteps.get(key ?? '') ?? []
-    const info = { body: copyJson(head.body, { serializer: true }), statusCode: head.status, headers: { ...head.headers }, raw: head.body, setCookie () {}, deleteCookie () {} }
-    // As the success hook does: the dates no converter changed put back for the serializer (decision 0285), and the
-    // fields of HEAD an open object of the version lacks removed (its serializer would keep them).
-    const dates = datesOfText(key === undefined || this.hasChosenSerializer(at.reply) ? undefined : behaviour.responseWritten.get(key), info.body)
-    const body = await runStepsToBody(steps, info, info.body, { method: at.method, reply: { statusCode: head.status } })
+    // As the success hook does: the handler's values no converter changed put back for the serializer (decisions 0285,
+    // 0298), and the fields of HEAD an open object of the version lacks removed (its serializer would keep them). The
+    // render writes with the schema's serializer: where the application chose its own, JSON's copy is what it writes.
+    const chosen = this.hasChosenSerializer(at.reply)
+    const replaced: Replaced[] = []
+    const copied = copyAsWritten(key === undefined || chosen ? undefined : behaviour.responseWritten.get(key), head.body, true, chosen ? undefined : replaced)
+    const info = { body: copied, statusCode: head.status, headers: { ...head.headers }, raw: head.body, setCookie () {}, deleteCookie () {} }
+    const body = await runStepsToBody(steps, info, copied, { method: at.method, reply: { statusCode: head.status } })
     if (key !== undefined) behaviour.responseCleaners.get(key)?.(body)
-    putBack(dates, info.body, body)
+    putBack(replaced, copied, body)
     const guards = key === undefined ? undefined : behaviour.responseGuards.get(key)
     const found = guards === undefined ? undefined : unexpressibleValue(guards, body)
     if (found !== undefined) return describeUnexpressible(found, target)

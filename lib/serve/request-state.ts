@@ -33,6 +33,9 @@ export interface RequestState {
   converted: boolean
   /** True once the success hook gave the reply its version's serializer (an error handler's body must not be written by it). */
   versionSerializer: boolean
+  /** The handler's success payload the success hook converted, and its slot: what HEAD's serializer would have written (./error-handling.ts). */
+  handlerSuccess: unknown
+  handlerSlot: string | undefined
   /** The deprecated fields the request carries (JSON pointers) and the `Link` they add, when it carries some. */
   fieldDeprecations: { readonly fields: readonly string[], readonly link: string | undefined } | null
   /** Served a version the request does not name (a custom picker's or a function default's, as an account's pin): private. */
@@ -52,7 +55,7 @@ export function requestState (request: FastifyRequest): RequestState | null {
 
 /** Starts the state of a request whose version was just picked. */
 export function startRequestState (request: FastifyRequest, picked: PickedVersion): RequestState {
-  const state: RequestState = { picked, behaviour: null, migrated: false, converterFailed: false, converting: false, responseRefused: false, converted: false, versionSerializer: false, fieldDeprecations: null, pinned: false, storageHolds: 0, noneMatch: undefined }
+  const state: RequestState = { picked, behaviour: null, migrated: false, converterFailed: false, converting: false, responseRefused: false, converted: false, versionSerializer: false, handlerSuccess: undefined, handlerSlot: undefined, fieldDeprecations: null, pinned: false, storageHolds: 0, noneMatch: undefined }
   ;(request as WithState)[kRequestState] = state
   return state
 }

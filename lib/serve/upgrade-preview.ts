@@ -94,6 +94,14 @@ function headerText (text: string): string {
   return text.replace(/[^\x20-\x7e]/g, '?')
 }
 
+/** The most characters of a client's own value the summary header echoes: a version's name is far shorter. */
+const ECHOED = 64
+
+/** A client's value for the summary header: JSON text, its first {@link ECHOED} characters only, said so, when longer. */
+function echoed (value: string): string {
+  return value.length <= ECHOED ? JSON.stringify(value) : `${JSON.stringify(value.slice(0, ECHOED))}... (the first ${ECHOED} of ${value.length} characters)`
+}
+
 function plural (count: number): string {
   return `${count} change${count === 1 ? '' : 's'}`
 }
@@ -131,7 +139,7 @@ export function createPreviewHooks (state: VersionerState, options: ServeOptions
       // The headers as the served version's converters see them, for the target's (a copy: theirs go nowhere).
       const body = context.renderer.headBody(registeredRouteOf(fastifyRequest) as RegisteredRoute, found.target, payload, reply)
       // A body JSON cannot write (a cycle) is kept as it is by the copy: the target's converters would change it; not compared.
-      if (body !== payload || typeof body !== 'object' || body === null) found.head = { status: reply.statusCode, body, headers: copyJson(reply.getHeaders()) as HeadResponse['headers'] }
+      if (body !== payload || typeof body !== 'object' || body === null) found.head = { status: reply.statusCode, body: payload, headers: copyJson(reply.getHeaders()) as HeadResponse['headers'] }
     }
     done(null, payload)
   }
@@ -145,7 +153,7 @@ export function createPreviewHooks (state: VersionerState, options: ServeOptions
     // The summary depends on upgradePreview.access, which no Vary can name: no shared cache may store it (decision 0066).
     reply.header('cache-control', privateCacheControl(reply.getHeader('cache-control')))
     if ('unknown' in found) {
-      reply.header(context.header, headerText(`unknown version ${JSON.stringify(found.unknown)}; versions: ${releasedNow(options).values.join(', ')}`))
+      reply.header(context.header, headerText(`unknown version ${echoed(found.unknown)}; versions: ${releasedNow(options).values.join(', ')}`))
       done(null, payload)
       return
     }

@@ -30,8 +30,11 @@ interface CopyOptions {
   readonly serializer?: true | { kept: boolean }
   /** Fields to copy beside an object's own, by object: what the serializer reads through a class's getters (./written-values.ts). */
   readonly inherited?: ReadonlyMap<object, readonly string[]>
-  /** Set when the copy holds a class instance's fields (the serializer may read more of it than JSON does). */
-  readonly met?: { instance: boolean }
+  /**
+   * Set (from `false`) when the copy holds the fields of a class instance or of an object without a prototype: the
+   * serializer may read more of it than JSON does, or write it as text where the schema says so (./written-values.ts).
+   */
+  instance?: boolean
   /** Copy a `BigInt` as its number: what a JSON reader (Ajv's checks) reads of the digits the serializer writes. */
   readonly bigIntsRead?: true
   /** Noted here: each value below the root the copy holds in place of a handler's (a `toJSON`'s, a rewrite's). */
@@ -116,9 +119,9 @@ function copyObject (value: object, depth: number, options: CopyOptions): unknow
     return copy
   }
   const prototype: unknown = Object.getPrototypeOf(value)
-  if (prototype !== Object.prototype && prototype !== null) {
-    if (value instanceof Number || value instanceof String || value instanceof Boolean || value instanceof BigInt) return UNUSUAL
-    if (options.met !== undefined) options.met.instance = true
+  if (prototype !== Object.prototype) {
+    if (prototype !== null && (value instanceof Number || value instanceof String || value instanceof Boolean || value instanceof BigInt)) return UNUSUAL
+    if (options.instance === false) options.instance = true
   }
   const copy: Record<string, unknown> = {}
   const inherited = options.inherited?.get(value)

@@ -19,8 +19,26 @@ const FORMATS = ['date', 'time'] as const
 export interface WrittenPlaces {
   /** By format, the collector of its string places. */
   readonly dates: ReadonlyArray<readonly [format: (typeof FORMATS)[number], Collector]>
-  /** The collector of the objects with declared properties (a class instance may hold some behind getters). */
-  readonly objects: Collector | null
+  /**
+   * The collector of the places the serializer may write a class instance otherwise than JSON: objects with declared
+   * properties (an instance may hold some behind getters), and strings, numbers and booleans (it writes the instance
+   * itself there, by its `toString` or `valueOf`, or refuses it).
+   */
+  readonly instances: Collector | null
+}
+
+/** The types the serializer writes a value as one of, rather than as an object or an array. */
+const SCALARS: ReadonlySet<unknown> = new Set(['string', 'number', 'integer', 'boolean'])
+
+/** True for a schema node of scalar types only (`null` beside them): the serializer writes an object there by its own rules. */
+function isScalar (node: TSchema): boolean {
+  const types: unknown[] = Array.isArray(node.type) ? node.type : [node.type]
+  return types.some((type) => SCALARS.has(type)) && types.every((type) => type === 'null' || SCALARS.has(type))
+}
+
+/** True for a node declaring properties (a class instance may hold some behind getters). */
+function declares (node: TSchema): boolean {
+  return isSchemaObject(node.properties) && Object.keys(node.properties).length > 0
 }
 
 /**
@@ -37,8 +55,7 @@ export function writtenPlacesOf (root: TSchema, resolveRef: ResolveRef): Written
     const collector = compileCollector(root, { isTarget, resolveRef })
     if (collector !== null) dates.push([format, collector])
   }
-  const declares = (node: TSchema): boolean => isSchemaObject(node.properties) && Object.keys(node.properties).length > 0
-  return { dates, objects: compileCollector(root, { isTarget: declares, resolveRef }) }
+  return { dates, instances: compileCollector(root, { isTarget: (node) => declares(node) || isScalar(node), resolveRef }) }
 }
 
 /**
@@ -48,13 +65,13 @@ export function writtenPlacesOf (root: TSchema, resolveRef: ResolveRef): Written
  */
 export function copyAsWritten (places: WrittenPlaces | undefined, body: unknown, serializer?: true | { kept: boolean }, replaced?: Replaced[]): unknown {
   const rewrites = places === undefined || places.dates.length === 0 ? undefined : writtenDates(places.dates, body)
-  if (places?.objects == null) return copyJson(body, { rewrites, serializer, replaced })
-  const met = { instance: false }
-  const copy = copyJson(body, { rewrites, serializer, met, replaced })
-  const inherited = met.instance ? inheritedFields(places.objects, body) : undefined
-  if (inherited === undefined) return copy
+  if (places?.instances == null) return copyJson(body, { rewrites, serializer, replaced })
+  const options = { rewrites, serializer, replaced, instance: false }
+  const copy = copyJson(body, options)
+  const found = options.instance ? instancesWritten(places.instances, body, rewrites) : undefined
+  if (found === undefined) return copy
   if (replaced !== undefined) replaced.length = 0
-  return copyJson(body, { rewrites, serializer, inherited, replaced })
+  return copyJson(body, { rewrites: found.rewrites, serializer, inherited: found.inherited, replaced })
 }
 
 /**
@@ -122,16 +139,33 @@ export function datesOfText (places: WrittenPlaces | undefined, body: unknown): 
   return dates
 }
 
-/** The declared fields each class instance of `body` (without `toJSON`, which the serializer writes instead) holds through its prototype. */
-function inheritedFields (objects: Collector, body: unknown): Map<object, string[]> | undefined {
+/**
+ * Where the serializer writes `body`'s class instances (without `toJSON`, which it writes instead) otherwise than JSON:
+ * the declared fields each holds through its prototype, and, beside `dates` (extended), the JSON copy of each (or of an
+ * array) at a string, number or boolean place, noted so that the handler's is put back for the serializer ({@link putBack}).
+ */
+function instancesWritten (instances: Collector, body: unknown, dates: Rewrites | undefined): { inherited?: Map<object, string[]>, rewrites?: Rewrites } | undefined {
   let inherited: Map<object, string[]> | undefined
+  let rewrites = dates as Map<object, Map<string, unknown>> | undefined
+  let scalars = false
   const found: Occurrence[] = []
-  objects({ '': body }, '', found)
+  const root = { '': body }
+  instances(root, '', found)
   for (const [holder, key, node] of found) {
     const value = holder[key]
-    if (!isSchemaObject(value) || typeof value.toJSON === 'function') continue
-    const names = Object.keys(node.properties as object).filter((name) => !Object.prototype.propertyIsEnumerable.call(value, name) && readsInherited(value, name))
-    if (names.length > 0) (inherited ??= new Map()).set(value, names)
+    if (typeof value !== 'object' || value === null || typeof (value as { toJSON?: unknown }).toJSON === 'function') continue
+    if (declares(node)) {
+      if (Array.isArray(value)) continue
+      const names = Object.keys(node.properties as object).filter((name) => !Object.prototype.propertyIsEnumerable.call(value, name) && readsInherited(value, name))
+      if (names.length > 0) (inherited ??= new Map()).set(value, names)
+    } else if ((Array.isArray(value) || Object.getPrototypeOf(value) !== Object.prototype) && holder !== root && isScalar(node)) {
+      // An array there is written as its items' text (an instance's too): put back whole.
+      rewrites ??= new Map()
+      let keys = rewrites.get(holder)
+      if (keys === undefined) rewrites.set(holder, keys = new Map())
+      keys.set(String(key), copyJson(value))
+      scalars = true
+    }
   }
-  return inherited
+  return inherited === undefined && !scalars ? undefined : { inherited, rewrites }
 }

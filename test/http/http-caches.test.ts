@@ -266,3 +266,30 @@ test('a cache keyed on the URL and Vary, revalidating, across a release instant:
   }), { seed: SEED, numRuns: 60 })
   t.pass('no client got another version\'s body')
 })
+
+test('an answer an application-wide onRequest hook sends before the version is known: a success is the same bytes in every version, so @fastify/etag\'s 304 names what an old client gets', async (t) => {
+  for (const where of ['before', 'after'] as const) {
+    const app = Fastify()
+    t.teardown(() => app.close())
+    if (where === 'before') await app.register(etag)
+    await app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(), new Version('2002-01-01', FullNameWasName), new Version('2001-01-01')) })
+    if (where === 'after') await app.register(etag)
+    // A maintenance switch, a cached answer, an early answer as teams write them.
+    app.addHook('onRequest', async (request, reply) => {
+      const mode = request.headers['x-mode']
+      if (mode === 'text') return await reply.type('application/json').send(JSON.stringify({ id: 'u1', fullName: 'Ada' }))
+      if (mode === 'object') return await reply.send({ id: 'u1', fullName: 'Ada' })
+      if (mode === 'plain') return await reply.type('text/plain').send('down for maintenance')
+    })
+    await app.register(versioned(async (api) => {
+      api.get('/user', { schema: { response: { 200: User, 404: Missing } } }, async () => ({ id: 'u1', fullName: 'Ada' }))
+    }))
+    for (const mode of ['text', 'object', 'plain']) {
+      const [newest, old] = await Promise.all(['2002-01-01', '2001-01-01'].map(async (version) => await app.inject({ url: '/user', headers: { 'x-mode': mode, 'x-api-version': version } })))
+      t.equal(old.body, newest.body, `${where}, ${mode}: sent as it is, in every version`)
+      t.equal(old.headers.etag, newest.headers.etag, `${where}, ${mode}: one tag, of those bytes`)
+      const revalidated = await app.inject({ url: '/user', headers: { 'x-mode': mode, 'x-api-version': '2001-01-01', 'if-none-match': String(newest.headers.etag) } })
+      t.equal(revalidated.statusCode, 304, `${where}, ${mode}: the newest version's tag is a 304 for the old client, whose stored body is the same bytes`)
+    }
+  }
+})

@@ -213,6 +213,11 @@ test('an unknown target, the same version, a date between versions, a route with
   t.equal(unknown.statusCode, 200)
   t.equal(unknown.headers['x-api-version-preview'], 'unknown version "next-year"; versions: 2003-01-01, 2002-01-01, 2001-01-01, 2000-01-01')
   t.equal(seen.length, 0, 'no event for an unknown target')
+  // A client's own value is echoed up to 64 characters: a header near Node's limit is not sent back whole.
+  const long = `2001-01-01.${'x'.repeat(15000)}`
+  const echoed = await post(store.app, '2001-01-01', validBody('2001-01-01'), long)
+  t.equal(echoed.headers['x-api-version-preview'],
+    `unknown version ${JSON.stringify(long.slice(0, 64))}... (the first 64 of ${long.length} characters); versions: 2003-01-01, 2002-01-01, 2001-01-01, 2000-01-01`)
   const same = await post(store.app, '2001-01-01', validBody('2001-01-01'), '2001-01-01')
   t.equal(same.headers['x-api-version-preview'], '2001-01-01: 0 changes; request valid', 'the same version: nothing changes')
   const between = await post(store.app, '2003-01-01', validBody('2003-01-01'), '2001-06-30')

@@ -4,11 +4,12 @@ import { test } from 'tap'
 import diagnosticsChannel from 'node:diagnostics_channel'
 import fc from 'fast-check'
 import { Type, type TSchema } from '@sinclair/typebox'
-import Fastify, { type FastifyInstance } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import { ConvertResponseToPreviousVersionFor, Version, VersionBundle, VersionChange, type CapturedExchange, type ResponseInfo, type UpgradePreviewEvent, type FastifyVersionerOptions } from '../../plugin'
 import { replayTraffic } from '../../tools'
 import { versionedApp, type Teardown } from '../helpers/apps'
 import { call } from '../helpers/http'
+import { captureLogs } from '../helpers/request-pipeline'
 
 const SEED = Number(process.env.FC_SEED ?? 20261201)
 
@@ -33,7 +34,8 @@ type Convert = (response: ResponseInfo) => void
  * `GET /:kind` for each field, where `2000-01-01`'s converter (`convert`, by default one writing `note`) runs.
  */
 async function apps (
-  t: Teardown, fields: Record<string, TSchema>, value: (kind: string, id: string) => unknown, convert?: Convert, versioner?: Partial<FastifyVersionerOptions>
+  t: Teardown, fields: Record<string, TSchema>, value: (kind: string, id: string) => unknown, convert?: Convert, versioner?: Partial<FastifyVersionerOptions>,
+  fastify?: FastifyServerOptions
 ): Promise<{ plain: FastifyInstance, app: FastifyInstance }> {
   const bodies = Object.fromEntries(Object.entries(fields).map(([kind, field]) => [kind, Type.Object({ v: field, note: Type.String() })]))
   class NoteChanged extends VersionChange {
@@ -50,7 +52,7 @@ async function apps (
     for (const [kind, body] of Object.entries(bodies)) {
       api.get(`/${kind}`, { schema: { response: { 200: body } } }, async (request) => answer(kind, (request.query as { id?: string }).id ?? '') as never)
     }
-  }, { versioner })
+  }, { versioner, fastify })
   const plain = Fastify()
   t.teardown(() => plain.close())
   for (const [kind, body] of Object.entries(bodies)) {
@@ -62,7 +64,7 @@ async function apps (
 /** Plain Fastify's, HEAD's and the old version's answers to `url`, as `status body`, the old one's note as HEAD's. */
 async function answers (plain: FastifyInstance, app: FastifyInstance, url: string): Promise<{ plain: string, head: string, old: string }> {
   const [fastify, head, old] = await Promise.all([plain.inject(url), call(app, '2001-01-01', url), call(app, '2000-01-01', url)])
-  const text = (response: { statusCode: number, body: string }): string => `${response.statusCode} ${response.statusCode < 300 ? response.body : ''}`
+  const text = (response: { statusCode: number, body: string }): string => `${response.statusCode} ${response.body}`
   return { plain: text(fastify), head: text(head), old: text(old).replace('"note":"old"', '"note":"new"') }
 }
 
@@ -96,6 +98,66 @@ test('regression: a value JSON writes by toJSON (Money, an instant class, a Buff
     t.equal(found.head, found.plain, `HEAD answers as plain Fastify (${kind}: ${found.plain})`)
     t.equal(found.old, found.head, `the old client gets what HEAD answers (${kind})`)
   }
+})
+
+/** A class teams give a `toString` and no `toJSON` (an identifier, a slug): the serializer writes its text under a string. */
+class Slug {
+  constructor (readonly parts: string[]) {}
+  toString (): string { return this.parts.join('-') }
+}
+
+test('regression: a class instance without toJSON (toString only, a Uint8Array, a Map, an Error) under a string, which HEAD writes as its text, reached old clients as "[object Object]"', async (t) => {
+  const fields = {
+    string: Type.String(), list: Type.Array(Type.String()), record: Type.Record(Type.String(), Type.String()), nested: Type.Object({ inner: Type.String() }), joined: Type.String()
+  }
+  const instances: Record<string, () => unknown> = {
+    slug: () => new Slug(['a', 'b']), bytes: () => new Uint8Array([104, 105]), map: () => new Map([['a', 1]]), error: () => new Error('boom'), pattern: () => /a+b/u
+  }
+  const pending = new Map<string, unknown>()
+  const { plain, app } = await apps(t, fields, (_kind, id) => pending.get(id))
+  for (const [name, make] of Object.entries(instances)) {
+    // A list where the schema says string is written as its items' text, joined.
+    const value = { string: make(), list: [make(), 'x'], record: { a: make() }, nested: { inner: make() }, joined: [make(), make()] }
+    for (const kind of Object.keys(fields)) {
+      pending.set(name, value[kind as keyof typeof value])
+      const found = await answers(plain, app, `/${kind}?id=${name}`)
+      t.match(found.plain, /^200 /, `plain Fastify writes it (${kind}, ${name})`)
+      t.equal(found.head, found.plain, `HEAD answers as plain Fastify (${kind}, ${name})`)
+      t.equal(found.old, found.head, `the old client gets HEAD's text (${kind}, ${name}: ${found.head})`)
+    }
+  }
+})
+
+test('regression: a value HEAD\'s own serializer refuses answered old clients whose converter ran the versioner\'s coded 500, logged as a converter\'s fault', async (t) => {
+  const fields = {
+    integer: Type.Integer(),
+    dateTimeOrNull: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    slugOrNull: Type.Union([Type.String(), Type.Null()]),
+    list: Type.Array(Type.Integer())
+  }
+  const values: Record<string, () => unknown> = { integer: () => 'twelve', dateTimeOrNull: () => new Instant(at), slugOrNull: () => new Slug(['a']), list: () => [1, 'two'] }
+  const logs = captureLogs()
+  const { plain, app } = await apps(t, fields, (kind) => values[kind](), undefined, undefined, { logger: { level: 'error', stream: logs.stream } })
+  for (const kind of Object.keys(fields)) {
+    logs.entries.length = 0
+    const [fastify, head, old] = await Promise.all([plain.inject(`/${kind}`), call(app, '2001-01-01', `/${kind}`), call(app, '2000-01-01', `/${kind}`)])
+    t.equal(fastify.statusCode, 500, `plain Fastify refuses it (${kind})`)
+    t.equal(head.body, fastify.body, `HEAD answers plain Fastify's 500 (${kind})`)
+    t.equal(old.statusCode, 500)
+    t.equal(old.body, head.body, `the old client gets HEAD's 500, not the versioner's code (${kind}: ${old.body})`)
+    const message = (JSON.parse(head.body) as { message: string }).message
+    const errors = logs.entries.filter((entry) => entry.level >= 50)
+    t.same(errors.map((entry) => [entry.apiVersion, entry.err?.message]).sort(), [['2000-01-01', message], ['2001-01-01', message]], `the serializer's error is logged once per request (${kind})`)
+  }
+})
+
+test('a value a converter writes that the old schema refuses (HEAD writes the handler\'s) is still the coded 500, logged as the converter\'s fault', async (t) => {
+  const logs = captureLogs()
+  const { app } = await apps(t, { integer: Type.Integer() }, () => 12, (response) => { response.body.v = 'twelve' }, undefined, { logger: { level: 'error', stream: logs.stream } })
+  const old = await call(app, '2000-01-01', '/integer')
+  t.equal(old.statusCode, 500)
+  t.equal(old.json().code, 'FST_VERSIONER_UNCONVERTIBLE_RESPONSE')
+  t.match(logs.entries.map((entry) => entry.msg).join('\n'), /does not fit that version's schema/)
 })
 
 test('a field of a root a converter rebuilds (a spread) is still written as HEAD writes it, and converters see what HEAD writes', async (t) => {
@@ -144,21 +206,20 @@ function published<T> (t: Teardown, channel: string): T[] {
   return seen
 }
 
-test('regression: replay and the upgrade preview of a Date in a union with a time member gave what serving no longer answers', async (t) => {
+test('regression: replay and the upgrade preview of a Date in a union with a time member, a Buffer or an instance under a string gave what serving no longer answers', async (t) => {
   const exchanges = published<CapturedExchange>(t, 'fastify-versioner:exchange')
   const previews = published<UpgradePreviewEvent>(t, 'fastify-versioner:upgrade-preview')
-  const values: Record<string, unknown> = { nullable: at, list: [null, at], buffer: Buffer.from('hi') }
-  const { app } = await apps(t, { nullable: timeOrNull, list: Type.Array(timeOrNull), buffer: Type.String() }, (kind) => values[kind], undefined,
-    { captureExchanges: {}, upgradePreview: { access: () => true } })
-  for (const kind of ['nullable', 'list']) {
+  const values: Record<string, unknown> = { nullable: at, list: [null, at], buffer: Buffer.from('hi'), slug: new Slug(['a', 'b']), bytes: [new Uint8Array([104])] }
+  const { app } = await apps(t, { nullable: timeOrNull, list: Type.Array(timeOrNull), buffer: Type.String(), slug: Type.String(), bytes: Type.Array(Type.String()) },
+    (kind) => values[kind], undefined, { captureExchanges: {}, upgradePreview: { access: () => true } })
+  for (const kind of ['nullable', 'list', 'buffer', 'slug', 'bytes']) {
     const served = await app.inject({ url: `/${kind}`, headers: { 'x-api-version': '2001-01-01', 'x-api-version-preview': '2000-01-01' } })
     const old = await call(app, '2000-01-01', `/${kind}`)
     t.equal(old.statusCode, 200)
     t.same(previews.at(-1)?.targetBody, old.json(), `the preview renders what the old version answers (${kind})`)
     t.same(previews.at(-1)?.patch, [{ op: 'replace', path: '/note', value: 'old' }], `its patch changes the note alone (${kind}: ${served.body})`)
   }
-  await call(app, '2000-01-01', '/buffer')
-  t.same(exchanges.map((exchange) => exchange.route.url), ['/nullable', '/list'], 'an exchange whose Buffer the copy cannot hold as written is not recorded')
+  t.same(exchanges.map((exchange) => exchange.route.url), ['/nullable', '/list'], 'an exchange whose Buffer or instance the copy cannot hold as written is not recorded')
   const report = await replayTraffic(app, { exchanges: exchanges.map((exchange, index) => ({ line: index + 1, exchange })) })
   t.same(report.findings.map((finding) => finding.text), [], 'replay gives what serving answered')
 })
@@ -169,6 +230,12 @@ const leaf: fc.Arbitrary<unknown> = fc.oneof(
   fc.integer({ min: -1e6, max: 1e6 }).map((cents) => new Money(cents)),
   fc.date({ min: new Date('1970-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }).map((date) => new Instant(date)),
   fc.string({ maxLength: 6 }).map((text) => Buffer.from(text)),
+  // Objects without toJSON the serializer writes by toString (or refuses) where the schema says string or number.
+  fc.array(fc.string({ maxLength: 3 }), { maxLength: 2 }).map((parts) => new Slug(parts)),
+  fc.uint8Array({ maxLength: 3 }),
+  fc.float32Array({ maxLength: 2 }),
+  fc.webUrl().map((text) => new URL(text)),
+  fc.constantFrom(() => new Map([['a', 1]]), () => new Set(), () => new Error('boom'), () => /a+/g, () => Object.assign(Object.create(null), { a: 1 })).map((make) => make()),
   fc.bigInt({ min: -(1n << 70n), max: 1n << 70n }),
   fc.double(),
   fc.integer(),
@@ -178,11 +245,12 @@ const leaf: fc.Arbitrary<unknown> = fc.oneof(
 const values = fc.oneof(
   { weight: 4, arbitrary: leaf },
   fc.array(leaf, { maxLength: 3 }),
+  fc.array(fc.record({ s: leaf, i: leaf }, { requiredKeys: ['s'] }), { maxLength: 2 }),
   fc.sparseArray(leaf, { maxLength: 3 }),
   fc.dictionary(fc.constantFrom('a', 'b'), leaf, { maxKeys: 2, noNullPrototype: true })
 )
 
-test('property: any such value, in any field, answers an old client whose converter runs what it answers HEAD (plain Fastify\'s status and bytes)', async (t) => {
+test('property: any such value, in any field, answers an old client whose converter runs what it answers HEAD (plain Fastify\'s status and bytes, a 500\'s too)', async (t) => {
   const fields: Record<string, TSchema> = {
     string: Type.String(),
     date: Type.String({ format: 'date' }),
@@ -201,7 +269,8 @@ test('property: any such value, in any field, answers an old client whose conver
     times: Type.Array(timeOrNull),
     numbers: Type.Array(Type.Number()),
     dates: Type.Record(Type.String(), Type.Union([Type.String({ format: 'date' }), Type.Null()])),
-    unknown: Type.Unknown()
+    unknown: Type.Unknown(),
+    objects: Type.Array(Type.Object({ s: Type.String(), i: Type.Optional(Type.Integer()) }))
   }
   const pending = new Map<string, unknown>()
   const { plain, app } = await apps(t, fields, (_kind, id) => pending.get(id))
