@@ -26,13 +26,14 @@ export function prepareSchema (schema: TSchema, generation: SchemaGeneration, mo
     const target = generated.get(id)
     if (target === undefined || within.has(id)) return sub
     const body = inline(target, new Set([...within, id]))
-    // A deprecated `$ref` keeps its deprecation in the documents (../describe/field-deprecation.ts documentedDeprecation).
+    // The keywords beside the `$ref` (`Type.Ref(Name, { maxLength: 20 })`) hold beside the schema it names.
     const { $ref: _ref, ...beside } = sub as SchemaObject
-    if (keepIds) return beside.deprecated === undefined ? body : { ...beside, allOf: [body] } as unknown as TSchema
+    const besideIt = (inlined: TSchema): TSchema => Object.keys(beside).length === 0 ? inlined : { ...beside, allOf: [inlined] } as unknown as TSchema
+    if (keepIds) return besideIt(body)
     const text = JSON.stringify(body)
-    if (text.includes(`"$ref":"${id}"`) || text.includes(`"$ref":"${id}#"`)) return body
+    if (text.includes(`"$ref":"${id}"`) || text.includes(`"$ref":"${id}#"`)) return besideIt(body)
     const { $id: _id, ...rest } = body as SchemaObject
-    return rest as TSchema
+    return besideIt(rest as TSchema)
   })
   // A `$ref` to a schema the root already holds resolves there: inlining a second copy would declare its `$id` twice.
   const ownId = (schema as SchemaObject).$id
