@@ -42,9 +42,26 @@ export function prepareSchema (schema: TSchema, generation: SchemaGeneration, mo
     : [...everySubschema([schema])].map((node) => (node as SchemaObject).$id).filter((id): id is string => typeof id === 'string')
   const inlined = inline(schema, new Set(held))
   // Documents take `deprecated` as a boolean: a field deprecation's dates and page become extensions there.
-  const result = keepIds ? mapSchemaDeep(inlined, documentedDeprecation) : inlined
+  const result = keepIds ? mapSchemaDeep(inlined, (node) => documentedRef(documentedDeprecation(node))) : inlined
   cache.set(schema, result)
   return result
+}
+
+/**
+ * A `$ref` with keywords beside it as documents write it: the keywords beside an `allOf` of the `$ref`, as a deprecated
+ * one is. `@fastify/swagger` drops every keyword beside a `$ref` (OpenAPI 3.0 ignores them), and readers of documents
+ * that follow 3.0 there still do; an `allOf` member holds in both.
+ * @example
+ * documentedRef({ $ref: 'Name', maxLength: 20 }) // { maxLength: 20, allOf: [{ $ref: 'Name' }] }
+ */
+function documentedRef (node: TSchema): TSchema {
+  const { $ref, ...beside } = node as SchemaObject
+  return typeof $ref === 'string' && Object.keys(beside).length > 0 ? { ...beside, allOf: [{ $ref }] } as unknown as TSchema : node
+}
+
+/** True when a schema holds a `$ref` with keywords beside it: `@fastify/swagger` drops them (see {@link documentedRef}). */
+export function holdsRefBeside (schema: TSchema): boolean {
+  return [...everySubschema([schema])].some((node) => typeof (node as SchemaObject).$ref === 'string' && Object.keys(node).length > 1)
 }
 
 /**

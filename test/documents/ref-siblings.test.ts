@@ -1,0 +1,81 @@
+/**
+ * A `$ref` with keywords of its own beside it (`Type.Ref(Name, { maxLength: 20 })`, which Ajv applies with the schema
+ * it names) in each version's document: in a body, a query parameter, a response (in a shared schema), a webhook
+ * payload, and changed for an old version by `field(...).had(...)`. Each document states what its version enforces,
+ * and `check` sees the keyword change.
+ */
+import { test } from 'tap'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Type } from '@sinclair/typebox'
+import { checkDocuments, exportDocuments } from '../../tools'
+import { HeadVersion, schema, Version, VersionBundle } from '../../plugin'
+import { versionedApp, type Teardown } from '../helpers/apps'
+import { bodyChecker, documentOf, validationError } from '../helpers/openapi-documents'
+import { changeClass } from '../helpers/version-changes'
+
+const VERSIONS = ['2002-01-01', '2001-01-01', '2000-01-01']
+
+/** The application, with HEAD's `maxLength`s beside the `$ref`s as given. */
+async function app (t: Teardown, limits = { body: 20, query: 10 }): Promise<ReturnType<typeof versionedApp>> {
+  const Name = Type.String({ $id: 'Name', minLength: 1 })
+  const Customer = Type.Object({ id: Type.String(), name: Type.Ref(Name, { maxLength: 20, description: 'Their name.' }) }, { $id: 'Customer' })
+  const CustomerCreate = Type.Object({ name: Type.Ref(Name, { maxLength: limits.body }) })
+  const Search = Type.Object({ q: Type.Ref(Name, { maxLength: limits.query }) })
+  const created = await versionedApp(t, new VersionBundle(
+    new HeadVersion(),
+    // Names were shorter before 2002-01-01.
+    new Version('2002-01-01', changeClass('LongerNames', [schema(CustomerCreate).field('name').had({ maxLength: 10 }), schema(Search).field('q').had({ maxLength: 5 })])),
+    // And the shared schema the $refs name had another form before 2001-01-01 (2000-01-01 documents its own).
+    new Version('2001-01-01', changeClass('NamesDescribed', [schema(Name).had({ description: 'A name.' })])),
+    new Version('2000-01-01')
+  ), async (api) => {
+    api.addSchema(Name)
+    api.addSchema(Customer)
+    api.post('/customers', { schema: { body: CustomerCreate, response: { 200: Type.Ref(Customer) } } }, async (request) => ({ id: 'c1', name: request.body.name }))
+    api.get('/customers', { schema: { querystring: Search, response: { 200: Type.Array(Type.Ref(Customer)) } } }, async () => [])
+  }, { beforeRoutes: (fastify) => { fastify.versioner.webhooks.add({ name: 'customer.created', body: Type.Object({ name: Type.Ref(Name, { maxLength: 20 }) }) }) } })
+  await created.ready()
+  return created
+}
+
+test("regression: a $ref's own maxLength was missing from every document (body, query, response, webhook), and an old version's own from its document", async (t) => {
+  const served = await app(t)
+  for (const version of VERSIONS) {
+    const document = documentOf(served, version)
+    t.equal(await validationError(document), undefined, `${version}: a valid document`)
+    const check = bodyChecker(document)
+    const operation = document.paths['/customers']
+    const body = operation.post.requestBody.content['application/json'].schema
+    const query = operation.get.parameters.find((parameter: { name: string }) => parameter.name === 'q').schema
+    const webhook = document.webhooks['customer.created'].post.requestBody.content['application/json'].schema
+    // The response's Customer: a component, or inline where a version rebuilt it.
+    const customer = operation.post.responses['200'].content['application/json'].schema
+    for (const length of [1, 5, 6, 10, 11, 20, 21]) {
+      const name = 'n'.repeat(length)
+      const posted = await served.inject({ method: 'POST', url: '/customers', headers: { 'x-api-version': version }, payload: { name } })
+      t.equal(check(body, { name }) === undefined, posted.statusCode === 200, `${version}: a name of ${length}: the body's schema agrees with the answer ${posted.statusCode}`)
+      const searched = await served.inject({ method: 'GET', url: `/customers?q=${name}`, headers: { 'x-api-version': version } })
+      t.equal(check(query, name) === undefined, searched.statusCode === 200, `${version}: a q of ${length}: the parameter's schema agrees with the answer ${searched.statusCode}`)
+      t.equal(check(webhook, { name }) === undefined, length <= 20, `${version}: a name of ${length} in the webhook's payload`)
+      t.equal(check(customer, { id: 'c1', name }) === undefined, length <= 20, `${version}: a name of ${length} in the response`)
+    }
+    t.equal(check(customer, { id: 'c1', name: '' }), check(body, { name: '' }), `${version}: the schema the $ref names holds too`)
+    t.not(check(customer, { id: 'c1', name: '' }), undefined)
+    const { $ref } = customer
+    t.match((typeof $ref === 'string' ? document.components.schemas[$ref.split('/').pop()] : customer).properties.name, { description: 'Their name.' },
+      `${version}: the description beside the $ref`)
+  }
+})
+
+test('check: a maxLength beside a $ref tightened at HEAD without a version change breaks every version that takes it', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'fastify-versioner-ref-siblings-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  await exportDocuments(await app(t), dir)
+  const same = await checkDocuments(await app(t), dir)
+  t.strictSame([same.breaks, same.notes], [[], []], 'the same application: nothing to report')
+  const { breaks } = await checkDocuments(await app(t, { body: 15, query: 10 }), dir)
+  t.same(breaks.map((entry) => entry.text), ['2002-01-01 POST /customers: request body /name: maxLength 20 → 15'],
+    'the latest version only: the older ones take their own maxLength')
+})
