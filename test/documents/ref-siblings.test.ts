@@ -61,10 +61,10 @@ test("regression: a $ref's own maxLength was missing from every document (body, 
       t.equal(check(webhook, { name }) === undefined, length <= 20, `${version}: a name of ${length} in the webhook's payload`)
       t.equal(check(customer, { id: 'c1', name }) === undefined, length <= 20, `${version}: a name of ${length} in the response`)
     }
-    t.equal(check(customer, { id: 'c1', name: '' }), check(body, { name: '' }), `${version}: the schema the $ref names holds too`)
-    t.not(check(customer, { id: 'c1', name: '' }), undefined)
-    const { $ref } = customer
-    t.match((typeof $ref === 'string' ? document.components.schemas[$ref.split('/').pop()] : customer).properties.name, { description: 'Their name.' },
+    t.not(check(customer, { id: 'c1', name: '' }), undefined, `${version}: the minLength of the schema the $ref names holds too`)
+    t.not(check(body, { name: '' }), undefined)
+    const named = typeof customer.$ref === 'string' ? document.components.schemas[String(customer.$ref.split('/').pop())] : customer
+    t.match(named.properties.name, { description: 'Their name.' },
       `${version}: the description beside the $ref`)
   }
 })
