@@ -49,3 +49,24 @@ test('regression: a $ref with its own maxLength, to a shared schema a version ch
   t.equal(latest.statusCode, 200, `the latest version takes HEAD's maxLength: ${latest.body}`)
   t.same(received, [{ name: 'a'.repeat(20), nick: 'b'.repeat(10) }, { name: 'a'.repeat(20), nick: 'b'.repeat(20) }])
 })
+
+test('regression: a deprecated $ref to a shared schema a version changes: that version\'s requests sending it were answered no Deprecation', async (t) => {
+  const Card = Type.Object({ number: Type.String(), cvc: Type.Optional(Type.String()) }, { $id: 'Card' })
+  const Body = Type.Object({ card: Type.Optional(Type.Ref(Card, { deprecated: true })), other: Type.Optional(Type.String()) })
+  const app = await versionedApp(t, new VersionBundle(
+    new HeadVersion(),
+    new Version('2001-01-01', changeClass('CvcAdded', [schema(Card).field('cvc').didntExist])),
+    new Version('2000-01-01')
+  ), async (api) => {
+    api.addSchema(Card)
+    api.post('/payments', { schema: { body: Body } }, async () => ({}))
+  })
+  for (const version of ['2001-01-01', '2000-01-01']) {
+    const sent = await app.inject({ method: 'POST', url: '/payments', headers: v(version), payload: { card: { number: '4242' } } })
+    t.equal(sent.statusCode, 200, sent.body)
+    t.equal(sent.headers.deprecation, '@0', `${version}: the card is deprecated`)
+    t.equal(sent.headers.link, `</openapi.json?version=${version}>; rel="deprecation"`)
+    const without = await app.inject({ method: 'POST', url: '/payments', headers: v(version), payload: { other: 'x' } })
+    t.equal(without.headers.deprecation, undefined, `${version}: a request without it is not told`)
+  }
+})
