@@ -5,17 +5,19 @@
  * and `check` sees the keyword change.
  */
 import { test } from 'tap'
+import fc from 'fast-check'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Type } from '@sinclair/typebox'
 import { checkDocuments, exportDocuments } from '../../tools'
-import { HeadVersion, schema, Version, VersionBundle } from '../../plugin'
+import { HeadVersion, schema, Version, VersionBundle, type VersionChangeClass } from '../../plugin'
 import { versionedApp, type Teardown } from '../helpers/apps'
 import { bodyChecker, documentOf, validationError } from '../helpers/openapi-documents'
 import { changeClass } from '../helpers/version-changes'
 
 const VERSIONS = ['2002-01-01', '2001-01-01', '2000-01-01']
+const SEED = Number(process.env.FC_SEED ?? 20261201)
 
 /** The application, with HEAD's `maxLength`s beside the `$ref`s as given. */
 async function app (t: Teardown, limits = { body: 20, query: 10 }): Promise<ReturnType<typeof versionedApp>> {
@@ -78,4 +80,41 @@ test('check: a maxLength beside a $ref tightened at HEAD without a version chang
   const { breaks } = await checkDocuments(await app(t, { body: 15, query: 10 }), dir)
   t.same(breaks.map((entry) => entry.text), ['2002-01-01 POST /customers: request body /name: maxLength 20 → 15'],
     'the latest version only: the older ones take their own maxLength')
+})
+
+test('generated: limits beside a $ref at HEAD and in each older version, the named schema changed or not: each document refuses what its version refuses', async (t) => {
+  const limit = fc.integer({ min: 1, max: 12 })
+  const history = fc.record({ head: limit, older: fc.array(fc.option(limit, { nil: undefined }), { minLength: 2, maxLength: 2 }), renamedAt: fc.integer({ min: 0, max: 2 }) })
+  await fc.assert(fc.asyncProperty(history, async ({ head, older, renamedAt }) => {
+    const Word = Type.String({ $id: 'Word', pattern: '^[a-z]*$' })
+    const Body = Type.Object({ word: Type.Ref(Word, { maxLength: head }) })
+    // Each change: the maxLength the versions before it had (none, or the same: unchanged), and whether the named schema differs.
+    const before = (index: number): number => (index < 0 ? head : older[index] ?? before(index - 1))
+    const change = (index: number): VersionChangeClass => changeClass(`Change${index}`, [
+      ...(before(index) === before(index - 1) ? [] : [schema(Body).field('word').had({ maxLength: before(index) })]),
+      ...(renamedAt === index ? [schema(Word).had({ description: 'Before.' })] : [])
+    ])
+    const served = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2002-01-01', change(0)), new Version('2001-01-01', change(1)), new Version('2000-01-01')), async (api) => {
+      api.addSchema(Word)
+      api.post('/words', { schema: { body: Body } }, async () => ({}))
+      api.get('/words', { schema: { querystring: Body } }, async () => ({}))
+    })
+    await served.ready()
+    for (const version of VERSIONS) {
+      const document = documentOf(served, version)
+      const check = bodyChecker(document)
+      const body = document.paths['/words'].post.requestBody.content['application/json'].schema
+      const query = document.paths['/words'].get.parameters.find((parameter: { name: string }) => parameter.name === 'word').schema
+      for (let length = 0; length <= 13; length++) {
+        const word = 'w'.repeat(length)
+        const posted = await served.inject({ method: 'POST', url: '/words', headers: { 'x-api-version': version }, payload: { word } })
+        const searched = await served.inject({ method: 'GET', url: `/words?word=${word}`, headers: { 'x-api-version': version } })
+        // A 500: the version accepts a word HEAD refuses, and no converter shortens it; the document says the version's.
+        if (posted.statusCode !== 500 && (check(body, { word }) === undefined) !== (posted.statusCode === 200)) return false
+        if (searched.statusCode !== 500 && (check(query, word) === undefined) !== (searched.statusCode === 200)) return false
+      }
+    }
+    await served.close()
+    return true
+  }), { seed: SEED, numRuns: 12 })
 })
