@@ -26,8 +26,9 @@ export function prepareSchema (schema: TSchema, generation: SchemaGeneration, mo
     const target = generated.get(id)
     if (target === undefined || within.has(id)) return sub
     const body = inline(target, new Set([...within, id]))
-    // The keywords beside the `$ref` (`Type.Ref(Name, { maxLength: 20 })`) hold beside the schema it names.
-    const { $ref: _ref, ...beside } = sub as SchemaObject
+    // The keywords beside the `$ref` (`Type.Ref(Name, { maxLength: 20 })`) hold beside the schema it names (not
+    // TypeBox's symbols: the wrapper is no `Ref`).
+    const beside = Object.fromEntries(Object.entries(sub).filter(([key]) => key !== '$ref'))
     const besideIt = (inlined: TSchema): TSchema => Object.keys(beside).length === 0 ? inlined : { ...beside, allOf: [inlined] } as unknown as TSchema
     if (keepIds) return besideIt(body)
     const text = JSON.stringify(body)
