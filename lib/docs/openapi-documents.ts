@@ -8,10 +8,10 @@ import type { TSchema } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 import type { DocsVersionOptions, ResolvedDocsOptions } from './options'
 import {
-  addErrorResponses, componentize, markDeprecatedParameters, moveOtherMethodOperations, operationsOf, pruneComponents, rootForDocs,
-  tuplesAsPrefixItems, unwrapRoots
+  addErrorResponses, componentize, markDeprecatedParameters, moveOtherMethodOperations, operationsOf, pruneComponents, rootForDocs, tuplesAsPrefixItems, unwrapRoots
 } from './openapi-schemas'
 import { componentName } from '../schemas/component-names'
+import { holdsRefBeside } from '../routes/prepared-schemas'
 import { attributesOf, routeSchemaIn, type RouteSchema, type VersionBehaviour } from '../routes/version-plan'
 import type { RegisteredRoute, VersionerState } from '../routes/versioner-state'
 import { kVersionedRoute } from '../core/symbols'
@@ -274,7 +274,7 @@ export class OpenApiDocuments {
     for (const name of Object.keys(schemas)) {
       const head = generation.sharedSchema(name) === undefined ? undefined : generation.resolveRef(name)
       const form = head === undefined ? undefined : generation.formAt(head, level) as SchemaObject
-      if (form !== head && typeof form?.$id === 'string') componentize({ $ref: form.$id } as unknown as TSchema, schemas, generation, prepare)
+      if ((form !== head || (head !== undefined && holdsRefBeside(head))) && typeof form?.$id === 'string') componentize({ $ref: form.$id } as unknown as TSchema, schemas, generation, prepare)
     }
   }
 

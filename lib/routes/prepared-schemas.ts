@@ -26,13 +26,15 @@ export function prepareSchema (schema: TSchema, generation: SchemaGeneration, mo
     const target = generated.get(id)
     if (target === undefined || within.has(id)) return sub
     const body = inline(target, new Set([...within, id]))
-    // A deprecated `$ref` keeps its deprecation in the documents (../describe/field-deprecation.ts documentedDeprecation).
-    const { $ref: _ref, ...beside } = sub as SchemaObject
-    if (keepIds) return beside.deprecated === undefined ? body : { ...beside, allOf: [body] } as unknown as TSchema
+    // The keywords beside the `$ref` (`Type.Ref(Name, { maxLength: 20 })`) hold beside the schema it names (not
+    // TypeBox's symbols: the wrapper is no `Ref`).
+    const beside = Object.fromEntries(Object.entries(sub).filter(([key]) => key !== '$ref'))
+    const besideIt = (inlined: TSchema): TSchema => Object.keys(beside).length === 0 ? inlined : { ...beside, allOf: [inlined] } as unknown as TSchema
+    if (keepIds) return besideIt(body)
     const text = JSON.stringify(body)
-    if (text.includes(`"$ref":"${id}"`) || text.includes(`"$ref":"${id}#"`)) return body
+    if (text.includes(`"$ref":"${id}"`) || text.includes(`"$ref":"${id}#"`)) return besideIt(body)
     const { $id: _id, ...rest } = body as SchemaObject
-    return rest as TSchema
+    return besideIt(rest as TSchema)
   })
   // A `$ref` to a schema the root already holds resolves there: inlining a second copy would declare its `$id` twice.
   const ownId = (schema as SchemaObject).$id
@@ -41,9 +43,26 @@ export function prepareSchema (schema: TSchema, generation: SchemaGeneration, mo
     : [...everySubschema([schema])].map((node) => (node as SchemaObject).$id).filter((id): id is string => typeof id === 'string')
   const inlined = inline(schema, new Set(held))
   // Documents take `deprecated` as a boolean: a field deprecation's dates and page become extensions there.
-  const result = keepIds ? mapSchemaDeep(inlined, documentedDeprecation) : inlined
+  const result = keepIds ? mapSchemaDeep(inlined, (node) => documentedRef(documentedDeprecation(node))) : inlined
   cache.set(schema, result)
   return result
+}
+
+/**
+ * A `$ref` with keywords beside it as documents write it: the keywords beside an `allOf` of the `$ref`, as a deprecated
+ * one is. `@fastify/swagger` drops every keyword beside a `$ref` (OpenAPI 3.0 ignores them), and readers of documents
+ * that follow 3.0 there still do; an `allOf` member holds in both.
+ * @example
+ * documentedRef({ $ref: 'Name', maxLength: 20 }) // { maxLength: 20, allOf: [{ $ref: 'Name' }] }
+ */
+function documentedRef (node: TSchema): TSchema {
+  const { $ref, ...beside } = node as SchemaObject
+  return typeof $ref === 'string' && Object.keys(beside).length > 0 ? { ...beside, allOf: [{ $ref }] } as unknown as TSchema : node
+}
+
+/** True when a schema holds a `$ref` with keywords beside it: `@fastify/swagger` drops them (see {@link documentedRef}). */
+export function holdsRefBeside (schema: TSchema): boolean {
+  return [...everySubschema([schema])].some((node) => typeof (node as SchemaObject).$ref === 'string' && Object.keys(node).length > 1)
 }
 
 /**

@@ -29,19 +29,23 @@ function unwrapped (document: unknown, node: Record<string, unknown>): unknown {
 }
 
 /**
- * A schema `$ref` beside other keywords (OpenAPI 3.1's schemas allow it), as the schema it refers to with them, where
- * that schema refers to no other and none of them but text is one of its own (else as it is). `api-smart-diff` makes
- * it an `allOf` it never resolves: a description beside it removed the schema's fields (a false red), a `maxLength`
- * beside it was a note.
+ * A schema `$ref` beside other keywords (OpenAPI 3.1's schemas allow it), or an `allOf` of it alone beside keywords
+ * other than text (how the plugin documents `Type.Ref(Name, { maxLength: 20 })`), as the schema it refers to with
+ * them, where that schema refers to no other and none of them but text is one of its own (else as it is).
+ * `api-smart-diff` makes the first an `allOf` it never resolves: a description beside it removed the schema's fields
+ * (a false red), a `maxLength` beside it was a note; and it reads either facing the other form (or the `$ref` alone,
+ * as documents saved before wrote it) as the schema's `type` removed.
  */
 function siblingsMerged (document: unknown, node: unknown): unknown {
-  const ref = own(node, '$ref')
+  const allOf = own(node, 'allOf')
+  const wrapped = own(node, '$ref') === undefined && Array.isArray(allOf) && allOf.length === 1 && isSchemaRef(allOf[0]) && !isWrappedRef(node)
+  const ref = wrapped ? own(allOf[0], '$ref') : own(node, '$ref')
   if (typeof ref !== 'string' || !ref.startsWith('#/components/schemas/') || isSchemaRef(node)) return node
   const target = follow(document, { $ref: ref })
   if (typeof target !== 'object' || target === null || Array.isArray(target) || refsIn(target, new Set()).size > 0) return node
   const merged: Record<string, unknown> = { ...target }
   for (const [key, value] of Object.entries(node as object)) {
-    if (key === '$ref') continue
+    if (key === (wrapped ? 'allOf' : '$ref')) continue
     if (Object.hasOwn(target, key) && !TEXT_KEYS.has(key)) return node
     setOwn(merged, key, value)
   }

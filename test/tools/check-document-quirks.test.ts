@@ -121,6 +121,20 @@ test('compareDocuments: a `$ref` beside other keywords is the schema it refers t
     `note: ${OLD} POST /users: request body /name: maxLength 20 → (none)`
   ], 'the same, undone: a note')
   t.same(changes(document({ address: { description: 'Where the user lives' } }), document({ address: { description: 'Where the user lives' } })), [], 'the same: nothing')
+  // How the plugin documents `Type.Ref(Name, { maxLength: 20 })`: the keyword beside an `allOf` of the `$ref`. Facing
+  // the `$ref` alone (a document saved before the plugin documented it), the keyword beside it, or the schema inline.
+  const named = (name: Json): Json => {
+    const written = document({})
+    written.paths['/users'].post.requestBody.content['application/json'].schema.properties.name = name
+    return written
+  }
+  const wrapped = (maxLength: number): Json => named({ maxLength, allOf: [{ $ref: '#/components/schemas/Name' }] })
+  t.same(changes(document({}), wrapped(20)), [`break: ${OLD} POST /users: request body /name: maxLength (none) → 20`],
+    'the $ref alone, then wrapped with a maxLength: the maxLength (not the type removed)')
+  t.same(changes(wrapped(20), document({})), [`note: ${OLD} POST /users: request body /name: maxLength 20 → (none)`], 'the same, undone: a note')
+  t.same(changes(document({ name: { maxLength: 20 } }), wrapped(20)), [], 'beside the $ref, then wrapped: nothing')
+  t.same(changes(named({ type: 'string', maxLength: 20 }), wrapped(20)), [], 'inline, then wrapped: nothing')
+  t.same(changes(wrapped(20), wrapped(15)), [`break: ${OLD} POST /users: request body /name: maxLength 20 → 15`], 'wrapped on both sides, narrowed: red')
   // A schema referring to itself beside keywords (a tree's branches) stays as the diff library reads it: compared once.
   const tree = (limit: number): Json => ({
     openapi: '3.1.0',

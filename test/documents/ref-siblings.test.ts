@@ -1,0 +1,120 @@
+/**
+ * A `$ref` with keywords of its own beside it (`Type.Ref(Name, { maxLength: 20 })`, which Ajv applies with the schema
+ * it names) in each version's document: in a body, a query parameter, a response (in a shared schema), a webhook
+ * payload, and changed for an old version by `field(...).had(...)`. Each document states what its version enforces,
+ * and `check` sees the keyword change.
+ */
+import { test } from 'tap'
+import fc from 'fast-check'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Type } from '@sinclair/typebox'
+import { checkDocuments, exportDocuments } from '../../tools'
+import { HeadVersion, schema, Version, VersionBundle, type VersionChangeClass } from '../../plugin'
+import { versionedApp, type Teardown } from '../helpers/apps'
+import { bodyChecker, documentOf, validationError } from '../helpers/openapi-documents'
+import { changeClass } from '../helpers/version-changes'
+
+const VERSIONS = ['2002-01-01', '2001-01-01', '2000-01-01']
+const SEED = Number(process.env.FC_SEED ?? 20261201)
+
+/** The application, with HEAD's `maxLength`s beside the `$ref`s as given. */
+async function app (t: Teardown, limits = { body: 20, query: 10 }): Promise<ReturnType<typeof versionedApp>> {
+  const Name = Type.String({ $id: 'Name', minLength: 1 })
+  const Customer = Type.Object({ id: Type.String(), name: Type.Ref(Name, { maxLength: 20, description: 'Their name.' }) }, { $id: 'Customer' })
+  const CustomerCreate = Type.Object({ name: Type.Ref(Name, { maxLength: limits.body }) })
+  const Search = Type.Object({ q: Type.Ref(Name, { maxLength: limits.query }) })
+  const created = await versionedApp(t, new VersionBundle(
+    new HeadVersion(),
+    // Names were shorter before 2002-01-01.
+    new Version('2002-01-01', changeClass('LongerNames', [schema(CustomerCreate).field('name').had({ maxLength: 10 }), schema(Search).field('q').had({ maxLength: 5 })])),
+    // And the shared schema the $refs name had another form before 2001-01-01 (2000-01-01 documents its own).
+    new Version('2001-01-01', changeClass('NamesDescribed', [schema(Name).had({ description: 'A name.' })])),
+    new Version('2000-01-01')
+  ), async (api) => {
+    api.addSchema(Name)
+    api.addSchema(Customer)
+    api.post('/customers', { schema: { body: CustomerCreate, response: { 200: Type.Ref(Customer) } } }, async (request) => ({ id: 'c1', name: request.body.name }))
+    api.get('/customers', { schema: { querystring: Search, response: { 200: Type.Array(Type.Ref(Customer)) } } }, async () => [])
+  }, { beforeRoutes: (fastify) => { fastify.versioner.webhooks.add({ name: 'customer.created', body: Type.Object({ name: Type.Ref(Name, { maxLength: 20 }) }) }) } })
+  await created.ready()
+  return created
+}
+
+test("regression: a $ref's own maxLength was missing from every document (body, query, response, webhook), and an old version's own from its document", async (t) => {
+  const served = await app(t)
+  for (const version of VERSIONS) {
+    const document = documentOf(served, version)
+    t.equal(await validationError(document), undefined, `${version}: a valid document`)
+    const check = bodyChecker(document)
+    const operation = document.paths['/customers']
+    const body = operation.post.requestBody.content['application/json'].schema
+    const query = operation.get.parameters.find((parameter: { name: string }) => parameter.name === 'q').schema
+    const webhook = document.webhooks['customer.created'].post.requestBody.content['application/json'].schema
+    // The response's Customer: a component, or inline where a version rebuilt it.
+    const customer = operation.post.responses['200'].content['application/json'].schema
+    for (const length of [1, 5, 6, 10, 11, 20, 21]) {
+      const name = 'n'.repeat(length)
+      const posted = await served.inject({ method: 'POST', url: '/customers', headers: { 'x-api-version': version }, payload: { name } })
+      t.equal(check(body, { name }) === undefined, posted.statusCode === 200, `${version}: a name of ${length}: the body's schema agrees with the answer ${posted.statusCode}`)
+      const searched = await served.inject({ method: 'GET', url: `/customers?q=${name}`, headers: { 'x-api-version': version } })
+      t.equal(check(query, name) === undefined, searched.statusCode === 200, `${version}: a q of ${length}: the parameter's schema agrees with the answer ${searched.statusCode}`)
+      t.equal(check(webhook, { name }) === undefined, length <= 20, `${version}: a name of ${length} in the webhook's payload`)
+      t.equal(check(customer, { id: 'c1', name }) === undefined, length <= 20, `${version}: a name of ${length} in the response`)
+    }
+    t.not(check(customer, { id: 'c1', name: '' }), undefined, `${version}: the minLength of the schema the $ref names holds too`)
+    t.not(check(body, { name: '' }), undefined)
+    const named = typeof customer.$ref === 'string' ? document.components.schemas[String(customer.$ref.split('/').pop())] : customer
+    t.match(named.properties.name, { description: 'Their name.' },
+      `${version}: the description beside the $ref`)
+  }
+})
+
+test('check: a maxLength beside a $ref tightened at HEAD without a version change breaks every version that takes it', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'fastify-versioner-ref-siblings-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  await exportDocuments(await app(t), dir)
+  const same = await checkDocuments(await app(t), dir)
+  t.strictSame([same.breaks, same.notes], [[], []], 'the same application: nothing to report')
+  const { breaks } = await checkDocuments(await app(t, { body: 15, query: 10 }), dir)
+  t.same(breaks.map((entry) => entry.text), ['2002-01-01 POST /customers: request body /name: maxLength 20 → 15'],
+    'the latest version only: the older ones take their own maxLength')
+})
+
+test('generated: limits beside a $ref at HEAD and in each older version, the named schema changed or not: each document refuses what its version refuses', async (t) => {
+  const limit = fc.integer({ min: 1, max: 12 })
+  const history = fc.record({ head: limit, older: fc.array(fc.option(limit, { nil: undefined }), { minLength: 2, maxLength: 2 }), renamedAt: fc.integer({ min: 0, max: 2 }) })
+  await fc.assert(fc.asyncProperty(history, async ({ head, older, renamedAt }) => {
+    const Word = Type.String({ $id: 'Word', pattern: '^[a-z]*$' })
+    const Body = Type.Object({ word: Type.Ref(Word, { maxLength: head }) })
+    // Each change: the maxLength the versions before it had (none, or the same: unchanged), and whether the named schema differs.
+    const before = (index: number): number => (index < 0 ? head : older[index] ?? before(index - 1))
+    const change = (index: number): VersionChangeClass => changeClass(`Change${index}`, [
+      ...(before(index) === before(index - 1) ? [] : [schema(Body).field('word').had({ maxLength: before(index) })]),
+      ...(renamedAt === index ? [schema(Word).had({ description: 'Before.' })] : [])
+    ])
+    const served = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2002-01-01', change(0)), new Version('2001-01-01', change(1)), new Version('2000-01-01')), async (api) => {
+      api.addSchema(Word)
+      api.post('/words', { schema: { body: Body } }, async () => ({}))
+      api.get('/words', { schema: { querystring: Body } }, async () => ({}))
+    })
+    await served.ready()
+    for (const version of VERSIONS) {
+      const document = documentOf(served, version)
+      const check = bodyChecker(document)
+      const body = document.paths['/words'].post.requestBody.content['application/json'].schema
+      const query = document.paths['/words'].get.parameters.find((parameter: { name: string }) => parameter.name === 'word').schema
+      for (let length = 0; length <= 13; length++) {
+        const word = 'w'.repeat(length)
+        const posted = await served.inject({ method: 'POST', url: '/words', headers: { 'x-api-version': version }, payload: { word } })
+        const searched = await served.inject({ method: 'GET', url: `/words?word=${word}`, headers: { 'x-api-version': version } })
+        // A 500: the version accepts a word HEAD refuses, and no converter shortens it; the document says the version's.
+        if (posted.statusCode !== 500 && (check(body, { word }) === undefined) !== (posted.statusCode === 200)) return false
+        if (searched.statusCode !== 500 && (check(query, word) === undefined) !== (searched.statusCode === 200)) return false
+      }
+    }
+    await served.close()
+    return true
+  }), { seed: SEED, numRuns: 12 })
+})
