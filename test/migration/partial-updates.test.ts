@@ -225,8 +225,10 @@ test('a field left undefined in a body whose keys are data (a record), or by a b
 for (const coerceTypes of [undefined, 'array', false] as const) {
   test(`a PATCH from an old client gets the old version's defaults before the converters and HEAD's after them; a forbidden null (coerceTypes ${String(coerceTypes)})`, async (t) => {
     const PlanPatch = Type.Object({
-      email: Type.Optional(Type.String()), plan: Type.Optional(Type.String()),
-      tier: Type.Optional(Type.String({ default: 'free' })), nickname: Type.Optional(Type.Union([Type.Null(), Type.String()]))
+      email: Type.Optional(Type.String()),
+      plan: Type.Optional(Type.String()),
+      tier: Type.Optional(Type.String({ default: 'free' })),
+      nickname: Type.Optional(Type.Union([Type.Null(), Type.String()]))
     }, { $id: 'DefaultsPlanPatch' })
     class PlanDefaults extends VersionChange {
       description = 'plan lost its default; customers have a tier; a nickname may be null (null clears it).'
