@@ -93,6 +93,7 @@ import { measureCorpus, measureOne, mutantsFolder, mutantTypeErrors, scoreOf, sc
 // its bank name, lines sorted in HEAD, an invoice's currency dropped for the customer's, hasMore renamed lastPage and
 // not negated, a refusal's status instructed with had({ statusCode })): 74 % (154 of 208: 74.04 %; the 196 still
 // 149, the 12 new 5), asserted rounded down.
+// 76.1 % (150 of 197) measured before it with the PATCH of decision 0295 (a PATCH given the create's converters).
 // Raise it as the tools learn; the goal is 95 %. Never lower it to let a mistake through: fix the tool, or say in the
 // docs what it misses (a corpus grown blind measures the proof anew: that is not lowering it).
 const THRESHOLD = 74
@@ -150,6 +151,7 @@ const THRESHOLD = 74
 // rounded down.
 // 87.5 % (182 of 208) once the corpus grew blind a thirteenth time (decision 0292: replay --handlers catches 3 of its
 // 7 misses, the event's milliseconds, the sorted lines and the hasMore not negated), exact.
+// 88.8 % (175 of 197) measured before it with the PATCH of decision 0295.
 // The same rule: raised as the tools learn, never lowered.
 const WITH_TRAFFIC = 87.5
 // With the example's own tests that run its handlers (test/helpers/example-tests.ts: replaceFromEveryVersion on a
@@ -184,6 +186,7 @@ const WITH_TRAFFIC = 87.5
 // announced while an older one's is not (decision 0287), asserted rounded down.
 // 75.9 % (158 of 208: 75.96 %) once the corpus grew blind a thirteenth time (decision 0292: they catch none of its 7
 // misses), asserted rounded down.
+// 78.2 % (154 of 197) measured before it with the PATCH of decision 0295.
 // The same rule.
 const WITH_HANDLERS = 75.9
 // verify's examples per route, version, direction and part: fewer than the command's 200, for speed (the same score

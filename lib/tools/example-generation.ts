@@ -51,6 +51,8 @@ export interface GenerationOptions {
   readonly formats?: FormatPatterns
   /** The strings the converters on the way compare against (./converter-literals.ts), most likely first. */
   readonly literals?: readonly string[]
+  /** Also one example with no optional field at the top (a partial update's smallest body), after the boundaries. */
+  readonly bare?: boolean
 }
 
 /** The boundaries whose examples are about strings: their numbers and flags (those of `spaces`) get no twin, replayed once. */
@@ -282,6 +284,7 @@ export function generateExamples (schema: unknown, options: GenerationOptions): 
     // Lines only where some string takes them: an example of numbers alone would replay `padded` again.
     if (at === 'lines' && !JSON.stringify(examples[examples.length - 1]?.value ?? null).includes('\\n')) examples.pop()
   }
+  if (options.bare === true) sampleWith({ ...builder, bare: true }, 1)
   sampleWith(builder, options.count)
   for (const node of [...builder.choices]) {
     for (const value of membersOf(node) ?? []) {

@@ -7,11 +7,13 @@
  * @module
  */
 import { lackedFieldsOf } from '../routes/full-replace'
+import { isPartialUpdate, updateWatch, valuesAtPointer, type SetBy, type Watch } from './verify-updates'
 import { headPart, type RequestPlan, type VersionBehaviour } from '../routes/version-plan'
 import type { HeadRoute, VersionerState } from '../routes/versioner-state'
 import type { GenerationStep } from '../describe/versions'
 import type { VerifyFinding } from './verify-replay'
-import { pointerKey, type SchemaObject } from '../core/json-schema'
+import { servedRequest } from './validation-in-force'
+import type { Check } from '../core/strict-validator'
 import type { TSchema } from '@sinclair/typebox'
 
 /**
@@ -41,26 +43,21 @@ const SET_BY_CONVERTERS = 'the route option fullReplace keeps this field, which 
   'the clients send (its value differs from one request example to the next): keeping the stored value throws away what they sent (an old ' +
   'client could never change it). Declare the field derivedFrom(...) so that fieldsTheVersionLacks(request) no longer lists it, and remove it from keeps'
 
-/** A field the version lacks that its request converters set on every partial update from it (a default). */
-const OVERWRITES = 'the request converters of this version set this field, which its clients cannot send, in every partial update from it: ' +
-  'each one overwrites the stored value. Give the default where the resource is created (the create route\'s converter or handler, or a default ' +
-  'in HEAD\'s schema), or set it only where the stored value is absent (in the handler: the converter cannot see it); declare it derivedFrom(...) ' +
-  'if the converters set it from what the clients send'
-
 /** A kept field no version lacks. */
 const STALE = 'the route option fullReplace keeps this field, which no version of the route lacks (a typo, or a field every version has now): remove it from keeps'
 
-/** A finding at `at`, lacked since `step` (`undefined`: a kept field no version lacks). */
-function finding (at: Pick<VerifyFinding, 'route' | 'version' | 'part' | 'pointer'>, step: GenerationStep | undefined, message: string): ReplaceFinding & { versions: string[] } {
+/** A finding at `at`, lacked since `step` or set by its `converters` (`undefined`: a kept field no version lacks). */
+function finding (at: Pick<VerifyFinding, 'route' | 'version' | 'part' | 'pointer'>, step: GenerationStep | undefined, message: string, converters: readonly string[] = []): ReplaceFinding & { versions: string[] } {
   return {
     ...at,
     versions: [at.version],
     direction: 'request',
-    kind: message === OVERWRITES ? 'update overwrites' : 'replace clears',
+    // Every other message is a partial update's (./verify-updates.ts).
+    kind: [CLEARS, NEVER_SET, SET_BY_CONVERTERS, STALE].includes(message) ? 'replace clears' : 'update overwrites',
     message,
     changeVersion: step?.origin ?? '',
     versionChanges: step?.changes.map((change) => change.name) ?? [],
-    converters: [],
+    converters: [...converters],
     example: undefined,
     text: ''
   }
@@ -100,7 +97,7 @@ class ReplaceFindings {
    * Notes the field at `pointer` of a version's body: lacked (`derived` false), or declared derived and set by no
    * request example; a field already noted for another version lists this one too.
    */
-  note ({ head, behaviour, slot, pointer, derived, set = false, message }: { head: HeadRoute, behaviour: VersionBehaviour, slot: string, pointer: string, derived: boolean, set?: boolean, message?: string }): void {
+  note ({ head, behaviour, slot, pointer, derived, set = false, message, by }: { head: HeadRoute, behaviour: VersionBehaviour, slot: string, pointer: string, derived: boolean, set?: boolean, message?: string, by?: SetBy }): void {
     const route = `${behaviour.state.methods.join(',')} ${behaviour.state.path}`
     const part = slot === '' ? 'body' : `body ${slot}`
     const key = [route, part, pointer, derived, set, message].join('\n')
@@ -109,8 +106,8 @@ class ReplaceFindings {
       known.versions.push(behaviour.version)
       return
     }
-    const step = this.state.steps[levelLacking(this.state, head, slot, { level: behaviour.level, pointer, derived }) - 1]
-    this.byKey.set(key, finding({ route, version: behaviour.version, part, pointer }, step, message ?? (derived ? NEVER_SET : set ? SET_BY_CONVERTERS : CLEARS)))
+    const step = by === undefined ? this.state.steps[levelLacking(this.state, head, slot, { level: behaviour.level, pointer, derived }) - 1] : this.state.steps[by.step]
+    this.byKey.set(key, finding({ route, version: behaviour.version, part, pointer }, step, message ?? (derived ? NEVER_SET : set ? SET_BY_CONVERTERS : CLEARS), by?.converters))
   }
 
   /** Notes the fields `head`'s `fullReplace: { keeps }` lists that none of its versions lacks (`lacked`: those they lack), if it serves any. */
@@ -127,7 +124,8 @@ class ReplaceFindings {
     return [...this.byKey.values()].map((found) => {
       const more = found.versions.length > 1 ? `; also ${found.versions.slice(1).join(', ')}` : ''
       const where = found.changeVersion === '' ? 'every version' : `${found.version}${more}`
-      const since = found.changeVersion === '' ? '' : `; ${found.message === NEVER_SET ? 'declared in' : 'lacked since'} ${found.versionChanges.join(', ')} (${found.changeVersion})`
+      const lacked = found.converters.length === 0 ? 'lacked since' : `set by ${found.converters.join(', ')} of`
+      const since = found.changeVersion === '' ? '' : `; ${found.message === NEVER_SET ? 'declared in' : lacked} ${found.versionChanges.join(', ')} (${found.changeVersion})`
       return { ...found, text: `${found.route} (${where}): request ${found.part}${found.pointer}: ${found.message}${since}` }
     })
   }
@@ -161,20 +159,6 @@ export interface DerivedEnvironment {
   readonly derived?: DerivedFields
 }
 
-/** The values `body` holds at `pointer`'s segments (`*`: at every item of a list or value of a map). */
-function valuesAt (body: unknown, segments: readonly string[]): unknown[] {
-  if (segments.length === 0) return body === undefined ? [] : [body]
-  if (typeof body !== 'object' || body === null) return []
-  const [segment, ...rest] = segments
-  const children = segment === '*' ? Object.values(body) : Object.hasOwn(body, segment) ? [(body as Record<string, unknown>)[segment]] : []
-  return children.flatMap((child) => valuesAt(child, rest))
-}
-
-/** The values `body` holds at `pointer` (`*`: at every item of a list or value of a map). */
-function valuesAtPointer (body: unknown, pointer: string): unknown[] {
-  return valuesAt(body, pointer.split('/').slice(1).map(pointerKey))
-}
-
 /**
  * The fields declared `derivedFrom` on full-replace routes (decision 0110), watched over each version's request
  * examples migrated up to HEAD: a field no example of a version set is a `replace clears` finding, one per route,
@@ -184,7 +168,8 @@ function valuesAtPointer (body: unknown, pointer: string): unknown[] {
 export class DerivedFields {
   private readonly findings: ReplaceFindings
 
-  constructor (private readonly state: VersionerState) {
+  /** `compile`: the application's Ajv setup, as `verify` validates (HEAD's validation fills defaults with it: ./validation-in-force.ts). */
+  constructor (private readonly state: VersionerState, private readonly compile: (schema: TSchema) => Check) {
     this.findings = new ReplaceFindings(state)
   }
 
@@ -194,16 +179,16 @@ export class DerivedFields {
    */
   watch (head: HeadRoute, behaviour: VersionBehaviour, slot: string | undefined): Watch | undefined {
     const derived = new Set<string>()
-    // Only a PATCH says it is a partial update: `fullReplace: false` is also how a PUT that creates says it does not replace.
-    const partial = head.methods.includes('PATCH') && !head.fullReplace.methods.has('PATCH')
+    const partial = isPartialUpdate(head)
     if ((!head.fullReplace.replaces && !partial) || slot === undefined) return undefined
     const lacked = lackedFieldsOf(headPart(head, 'body', slot), behaviour.level, this.state.generation, derived)
-    const update = partial ? this.overwrites({ head, behaviour, slot }, lacked) : undefined
+    const served = servedRequest(head.validation, this.compile, { validate: [['body', headPart(head, 'body', slot) as TSchema]], cleaners: [] })
+    const update = partial ? updateWatch(this.state.generation, { head, behaviour, slot, served }, lacked, (pointer, message, by) => { this.findings.note({ head, behaviour, slot, pointer, derived: false, message, by }) }) : undefined
     // A route of a PUT and a PATCH both replaces and updates: its examples are watched as both.
     const replace = head.fullReplace.replaces ? this.replaces({ head, behaviour, slot }, lacked, derived) : undefined
     if (update === undefined || replace === undefined) return update ?? replace
     return {
-      saw: (body, sent) => { update.saw(body, sent); replace.saw(body, sent) },
+      saw: (body, sent, trail) => { update.saw(body, sent, trail); replace.saw(body, sent) },
       done: () => { update.done(); replace.done() }
     }
   }
@@ -229,40 +214,7 @@ export class DerivedFields {
     }
   }
 
-  /**
-   * A watch over a partial update's request examples: each top-level field the version lacks that the converters set
-   * in every example, though no field the client sent is in all of them but those the version's body requires (the
-   * converters set it whatever the client sends), is an `update overwrites` finding.
-   */
-  private overwrites (at: { head: HeadRoute, behaviour: VersionBehaviour, slot: string }, lacked: readonly string[]): Watch | undefined {
-    const form = this.state.generation.formAt(headPart(at.head, 'body', at.slot) as TSchema, at.behaviour.level) as SchemaObject
-    const required = new Set(Array.isArray(form.required) ? form.required as string[] : [])
-    // By top-level field: whether the converters set it in every example, and the fields the client sent in all of them.
-    const fields = new Map(lacked.filter((pointer) => pointer.lastIndexOf('/') === 0).map((pointer) => [pointer, { always: true, sent: undefined as Set<string> | undefined }]))
-    if (fields.size === 0) return undefined
-    return {
-      saw: (body, sent) => {
-        const keys = typeof sent === 'object' && sent !== null ? Object.keys(sent) : []
-        for (const [pointer, field] of fields) {
-          if (valuesAtPointer(body, pointer).length === 0) field.always = false
-          field.sent = new Set(keys.filter((key) => field.sent?.has(key) ?? true))
-        }
-      },
-      done: () => {
-        for (const [pointer, field] of fields) {
-          if (field.always && field.sent !== undefined && [...field.sent].every((key) => required.has(key))) this.findings.note({ ...at, pointer, derived: false, message: OVERWRITES })
-        }
-      }
-    }
-  }
-
   list (): ReplaceFinding[] {
     return this.findings.list()
   }
-}
-
-/** A watch over a version's request examples: `saw` each one migrated up to HEAD (`body`) and as sent (`sent`), then `done`. */
-interface Watch {
-  saw: (body: unknown, sent: unknown) => void
-  done: () => void
 }

@@ -25,6 +25,7 @@ import { sharesFields } from './echo-response'
 import { Coverage, type CoverageEnvironment } from './verify-coverage'
 import { unexpressedIn } from './unexpressed-values'
 import type { DerivedEnvironment } from './verify-replace'
+import { isPartialUpdate } from './verify-updates'
 import { sendable } from './text-parts'
 import { FormerFields } from './former-fields'
 import type { LiteralEnvironment } from './converter-literals'
@@ -95,12 +96,12 @@ function echoKey (env: VerifyEnvironment, head: HeadRoute, behaviour: VersionBeh
     isSuccessKey(key) && (!key.includes(' ') || /[/+]json$/.test(key)) && sharesFields(body, schema, env.resolveRef))?.[0]
 }
 
-/** A form's examples with the converter literals `literals`, generated once for the run (only read: routes, statuses and round trips share them). */
-export function examplesOf (env: VerifyEnvironment, form: TSchema, literals: readonly string[] = []): GeneratedExample[] {
+/** A form's examples with the converter literals `literals` (and, `bare`, one with no optional field: a partial update's body, decision 0295), generated once for the run. */
+export function examplesOf (env: VerifyEnvironment, form: TSchema, literals: readonly string[] = [], bare = false): GeneratedExample[] {
   const byLiterals = env.examples.get(form) ?? new Map<string, GeneratedExample[]>()
   env.examples.set(form, byLiterals)
-  let found = byLiterals.get(JSON.stringify(literals))
-  if (found === undefined) byLiterals.set(JSON.stringify(literals), found = generateExamples(form, { ...env, literals }))
+  let found = byLiterals.get(JSON.stringify([literals, bare]))
+  if (found === undefined) byLiterals.set(JSON.stringify([literals, bare]), found = generateExamples(form, { ...env, literals, bare }))
   return found
 }
 
@@ -124,7 +125,7 @@ async function verifyRequests (env: VerifyEnvironment, at: { head: HeadRoute, be
   const parts = REQUEST_PARTS.filter((part) => headPart(head, part, body) !== undefined)
   const formAt = formsOf(env, (part) => headPart(head, part, body) as TSchema)
   if (parts.length === 0 || (plan.requestSteps.length === 0 && parts.every((part) => formAt(part, behaviour.level) === formAt(part, 0)))) return
-  const examples = new Map(parts.map((part) => [part, sendable(part, examplesOf(env, formAt(part, behaviour.level), env.literalsOf(plan.requestSteps)))] as const))
+  const examples = new Map(parts.map((part) => [part, sendable(part, examplesOf(env, formAt(part, behaviour.level), env.literalsOf(plan.requestSteps), part === 'body' && isPartialUpdate(head)))] as const))
   const count = Math.max(...[...examples.values()].map((list) => list.length))
   const tripKey = echoKey(env, head, behaviour, body)
   const trip = tripKey === undefined ? undefined : responseTarget(env, { head, behaviour, route }, tripKey)[0]
@@ -170,7 +171,7 @@ async function verifyRequests (env: VerifyEnvironment, at: { head: HeadRoute, be
       reportOn(result)
       continue
     }
-    derived?.saw(result.body, sentParts.body)
+    derived?.saw(result.body, sentParts.body, trail)
     await former.sent({ sent: sentParts, picked, replay }, trail)
     if (trip !== undefined && sent !== undefined) {
       const echo = { target: trip, headSchema: head.forms.responses[behaviour.level].schemas[tripKey as string], over: overs[index % overs.length]?.value, coverage: trips }

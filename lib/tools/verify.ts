@@ -226,8 +226,9 @@ export async function verify (app: FastifyInstance, options: VerifyOptions = {})
   const findings = new Findings(state.steps, (level) => state.versionAt(level))
   const ajv = appAjvSetup(fastify)
   const unverified = new Unverified()
-  const derived = new DerivedFields(state)
-  const env = { derived, state, generation: state.generation, pairings: new Map(), examples: new Map(), resolveRef, compile: strictValidator(resolveRef, ajv), compileText: textValidator(resolveRef, ajv), formats: formatPatterns(ajv), unverified: unverified.add, steps: state.steps, literalsOf: converterLiterals(state.options.versions.versions), alikeIssues: retypedAlikeIssues({ steps: state.steps, generation: state.generation }), count: options.examples ?? 200, seed: options.seed ?? 1, report: findings.report, replayed: 0, inVersion: inVersionOf(state) }
+  const compile = strictValidator(resolveRef, ajv)
+  const derived = new DerivedFields(state, compile)
+  const env = { derived, state, generation: state.generation, pairings: new Map(), examples: new Map(), resolveRef, compile, compileText: textValidator(resolveRef, ajv), formats: formatPatterns(ajv), unverified: unverified.add, steps: state.steps, literalsOf: converterLiterals(state.options.versions.versions), alikeIssues: retypedAlikeIssues({ steps: state.steps, generation: state.generation }), count: options.examples ?? 200, seed: options.seed ?? 1, report: findings.report, replayed: 0, inVersion: inVersionOf(state) }
   for (const head of state.headRoutes as readonly HeadRoute[]) {
     for (const registered of head.registered) {
       for (const behaviour of registered.behaviours.values()) if (!uncompilableRoute(env, head, behaviour)) await verifyRoute(env, head, behaviour)

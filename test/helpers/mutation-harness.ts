@@ -57,7 +57,7 @@ export interface Edit {
  * an earlier answer saved under that name.
  */
 export interface Exchange {
-  readonly method?: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'QUERY'
+  readonly method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'QUERY'
   readonly url: string
   /** Sent as `x-api-version`; none when omitted. */
   readonly version?: string

@@ -219,3 +219,38 @@ test('a field left undefined in a body whose keys are data (a record), or by a b
   t.notOk(Object.hasOwn((seen[0] as { labels: object }).labels, 'tone'), 'no tone: undefined in the record')
   t.notOk(Object.hasOwn(seen[0] as object, 'note'), 'no note: undefined from the by-path converter')
 })
+
+// Decision 0295: each validation fills its own schema's defaults, as the version's own application and HEAD's do; a
+// null the old version forbids is coerced or refused as that version's application does.
+for (const coerceTypes of [undefined, 'array', false] as const) {
+  test(`a PATCH from an old client gets the old version's defaults before the converters and HEAD's after them; a forbidden null (coerceTypes ${String(coerceTypes)})`, async (t) => {
+    const PlanPatch = Type.Object({
+      email: Type.Optional(Type.String()),
+      plan: Type.Optional(Type.String()),
+      tier: Type.Optional(Type.String({ default: 'free' })),
+      nickname: Type.Optional(Type.Union([Type.Null(), Type.String()]))
+    }, { $id: 'DefaultsPlanPatch' })
+    class PlanDefaults extends VersionChange {
+      description = 'plan lost its default; customers have a tier; a nickname may be null (null clears it).'
+      instructionsToMigrateToPreviousVersion = [
+        schema(PlanPatch).field('plan').had({ default: 'basic' }), schema(PlanPatch).field('tier').didntExist,
+        schema(PlanPatch).field('nickname').had({ type: Type.String() })
+      ]
+
+      @ConvertRequestToNextVersionFor(PlanPatch)
+      seen (request: RequestInfo) { request.body.email = `${String(request.body.email)} [${Object.keys(request.body).sort().join(',')}]` }
+    }
+    const seen: unknown[] = []
+    const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', PlanDefaults), new Version('2000-01-01')), async (api) => {
+      api.patch('/plans/p1', { schema: { body: PlanPatch } }, async (request) => { seen.push(request.body); return {} })
+    }, { fastify: coerceTypes === undefined ? {} : { ajv: { customOptions: { coerceTypes } } } })
+    const patch = async (version: string, payload: object) => await app.inject({ method: 'PATCH', url: '/plans/p1', headers: { 'x-api-version': version }, payload })
+    t.equal((await patch('2000-01-01', { email: 'a' })).statusCode, 200)
+    t.equal((await patch('2001-01-01', { email: 'b' })).statusCode, 200)
+    t.same(seen, [{ email: 'a [email,plan]', plan: 'basic', tier: 'free' }, { email: 'b', tier: 'free' }],
+      'the converter sees the old default, the handler HEAD\'s too; HEAD\'s clients get HEAD\'s alone')
+    const nulled = await patch('2000-01-01', { nickname: null })
+    if (coerceTypes === false) t.same([nulled.statusCode, nulled.json().message], [400, 'body/nickname must be string'], 'refused, naming the field')
+    else t.equal(nulled.statusCode, 200, 'coerced by the version\'s validation, as the version\'s own Fastify does')
+  })
+}

@@ -711,7 +711,9 @@ test('regression: fields an old PATCH body leaves out, joined by a converter wri
   const findings = await verify(await appWith(t, change, routes), { examples: 20 })
   t.same(summary(findings), [
     'PATCH /users/:id 2000-01-01 request lost body/first after NameWasSplit (2001-01-01) by NameWasSplit.namesUp',
-    'PATCH /users/:id 2000-01-01 request lost body/last after NameWasSplit (2001-01-01) by NameWasSplit.namesUp'
+    'PATCH /users/:id 2000-01-01 request lost body/last after NameWasSplit (2001-01-01) by NameWasSplit.namesUp',
+    // A PATCH of the e-mail alone writes fullName 'undefined undefined' (decision 0295: its smallest body shows it).
+    'PATCH /users/:id 2000-01-01 request update overwrites body/fullName after NameWasSplit (2001-01-01) by '
   ])
   t.match(findings[0].text, /'zq\w+' arrives with undefined beside it/)
   t.match(findings[0].fix, /^Make NameWasSplit\.namesUp join only the fields the body holds \(Object\.hasOwn\(request\.body, field\)\)/)

@@ -4,7 +4,7 @@
 // field a version lacks that its request converters set whatever the client sends is an `update overwrites` finding.
 import { test } from 'tap'
 import type { FastifyInstance, RouteShorthandOptions } from 'fastify'
-import { Type } from '@sinclair/typebox'
+import { Type, type TSchema } from '@sinclair/typebox'
 import {
   ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, HeadVersion, schema, Version, VersionBundle, VersionChange,
   type RequestInfo, type ResponseInfo
@@ -291,4 +291,86 @@ test('a PATCH whose converter only renames a field gives no finding', async (t) 
   }
   const app = await appWith(t, RenameName, (api) => { api.patch('/users/:id', { schema: { body: NamePatch } }, async () => ({})) })
   t.same(await verify(app, { examples: 20 }), [])
+})
+
+const CustomerPatch = Type.Object({
+  email: Type.Optional(Type.String()),
+  status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('inactive'), Type.Literal('suspended')])),
+  givenName: Type.Optional(Type.String()),
+  familyName: Type.Optional(Type.String())
+}, { $id: 'CustomerStatusPatch' })
+
+/**
+ * A ready app whose `PATCH /customers/:id` takes a {@link CustomerPatch}; in 2000-01-01 `status` was the boolean
+ * `active`, `givenName` was `name` (a whole name) and `familyName` did not exist; `up` is the request converter.
+ */
+async function customerPatchApp (t: Teardown, up: (body: Record<string, any>) => void): Promise<FastifyInstance> {
+  class StatusAndSplitName extends VersionChange {
+    description = 'active became status; name became givenName and familyName.'
+    instructionsToMigrateToPreviousVersion = [
+      schema(CustomerPatch).field('status').had({ name: 'active', type: Type.Boolean() }),
+      schema(CustomerPatch).field('givenName').had({ name: 'name' }), schema(CustomerPatch).field('familyName').didntExist
+    ]
+
+    @ConvertRequestToNextVersionFor(CustomerPatch)
+    up (request: RequestInfo) { up(request.body) }
+  }
+  return await appWith(t, StatusAndSplitName, (api) => { api.patch('/customers/:id', { schema: { body: CustomerPatch } }, async () => ({})) })
+}
+
+const overwritten = async (app: FastifyInstance): Promise<string[]> =>
+  (await verify(app, { examples: 20 })).filter((finding) => finding.kind === 'update overwrites').map(({ pointer, converters, changeVersion }) => `${pointer} by ${converters.join(',')} (${changeVersion})`)
+
+test('regression: converters written for full bodies set fields an old client\'s PATCH leaves out (a boolean turned into an enum, a split name): update overwrites', async (t) => {
+  const app = await customerPatchApp(t, (body) => {
+    body.status = body.active === true ? 'active' : 'inactive'
+    delete body.active
+    const [givenName, ...rest] = (body.name ?? '').split(' ')
+    Object.assign(body, { givenName, familyName: rest.join(' ') })
+    delete body.name
+  })
+  const findings = await verify(app, { examples: 20 })
+  t.same(findings.map(({ kind, pointer, converters, changeVersion, versionChanges }) => ({ kind, pointer, converters, changeVersion, versionChanges })), [
+    { kind: 'update overwrites', pointer: '/familyName', converters: [], changeVersion: '2001-01-01', versionChanges: ['StatusAndSplitName'] },
+    { kind: 'update overwrites', pointer: '/status', converters: ['StatusAndSplitName.up'], changeVersion: '2001-01-01', versionChanges: ['StatusAndSplitName'] },
+    { kind: 'update overwrites', pointer: '/givenName', converters: ['StatusAndSplitName.up'], changeVersion: '2001-01-01', versionChanges: ['StatusAndSplitName'] }
+  ], 'a PATCH of the e-mail alone deactivates the customer and erases the name')
+  t.equal(findings[1]?.text, 'PATCH /customers/:id (2000-01-01): request body/status: the request converters of this version set this field in every partial ' +
+    'update from it that leaves out \'active\': each one overwrites the stored value with one the client did not send. Set it only when the body holds ' +
+    '\'active\' (if (Object.hasOwn(request.body, \'active\')) ...), as a partial update leaves out what it does not change; set by StatusAndSplitName.up ' +
+    'of StatusAndSplitName (2001-01-01)')
+  const served = await app.inject({ method: 'PATCH', url: '/customers/c1', headers: { 'x-api-version': '2000-01-01' }, payload: { email: 'ada@example.com' } })
+  t.equal(served.statusCode, 200, 'served without an error: only verify can tell')
+})
+
+test('a PATCH whose converters set each field only from what the client sent gives no update overwrites', async (t) => {
+  t.same(await overwritten(await customerPatchApp(t, (body) => {
+    if (Object.hasOwn(body, 'active')) body.status = body.active === true ? 'active' : 'inactive'
+    delete body.active
+    if (typeof body.name === 'string') {
+      const [givenName, ...rest] = body.name.split(' ')
+      Object.assign(body, { givenName }, rest.length > 0 ? { familyName: rest.join(' ') } : {})
+    }
+    delete body.name
+  })), [])
+})
+
+test('regression: a default in HEAD\'s PATCH schema of a field an old version lacks, filled by Fastify\'s validation after the converters: update overwrites', async (t) => {
+  const withDefault = async (tier: TSchema, fastify = {}): Promise<VerifyFinding[]> => {
+    const PlanPatch = Type.Object({ email: Type.Optional(Type.String()), tier: Type.Optional(tier) }, { $id: 'PlanPatch' })
+    class Tiers extends VersionChange {
+      description = 'Customers have a tier.'
+      instructionsToMigrateToPreviousVersion = [schema(PlanPatch).field('tier').didntExist]
+    }
+    const seen: unknown[] = []
+    const app = await appWith(t, Tiers, (api) => { api.patch('/plans/:id', { schema: { body: PlanPatch } }, async (request) => { seen.push(request.body); return {} }) }, { fastify })
+    await app.inject({ method: 'PATCH', url: '/plans/p1', headers: { 'x-api-version': '2000-01-01' }, payload: { email: 'ada@example.com' } })
+    t.same(seen, [{ email: 'ada@example.com', ...(JSON.stringify(tier).includes('default') && JSON.stringify(fastify) === '{}' ? { tier: 'free' } : {}) }], 'as served')
+    return (await verify(app, { examples: 20 })).filter((finding) => finding.kind === 'update overwrites')
+  }
+  const findings = await withDefault(Type.String({ default: 'free' }))
+  t.same(findings.map(({ pointer, changeVersion }) => `${pointer} ${changeVersion}`), ['/tier 2001-01-01'])
+  t.match(findings[0]?.text, /HEAD's schema of this partial update gives this field, which the clients of this version cannot send, a default/)
+  t.same(await withDefault(Type.String()), [], 'no default')
+  t.same(await withDefault(Type.String({ default: 'free' }), { ajv: { customOptions: { useDefaults: false } } }), [], 'an Ajv that fills no default')
 })

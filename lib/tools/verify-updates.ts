@@ -1,0 +1,131 @@
+/**
+ * What `verify` reports about partial updates (a `PATCH` that is not a full replace): a top-level HEAD body field the
+ * request converters of a version set in every update from it that leaves out what its clients send the field as
+ * (every update, for a field the version lacks) overwrites the stored value (decisions 0175, 0295).
+ * @module
+ */
+import type { TSchema } from '@sinclair/typebox'
+import { pointerKey, type SchemaObject } from '../core/json-schema'
+import { sentAs, type SentAs } from '../routes/full-replace'
+import { headPart, type VersionBehaviour } from '../routes/version-plan'
+import type { HeadRoute } from '../routes/versioner-state'
+import type { SchemaGeneration } from '../schemas/generation'
+import type { Trail } from './verify-replay'
+import { copyJson } from '../serve/step-runner'
+
+/** A field the version lacks that its request converters set on every partial update from it (a default). */
+const OVERWRITES = 'the request converters of this version set this field, which its clients cannot send, in every partial update from it: ' +
+  'each one overwrites the stored value. Give the default where the resource is created (the create route\'s converter or handler, or a default ' +
+  'in HEAD\'s schema), or set it only where the stored value is absent (in the handler: the converter cannot see it); declare it derivedFrom(...) ' +
+  'if the converters set it from what the clients send'
+
+/** A field the version lacks whose default in HEAD's schema HEAD's validation fills in every partial update from the version. */
+const DEFAULTED = 'HEAD\'s schema of this partial update gives this field, which the clients of this version cannot send, a default, which Fastify\'s ' +
+  'validation fills, after the converters, in every update from it: each one overwrites the stored value. Leave the default out of the schema of ' +
+  'the update\'s body (Type.Partial keeps it; give it where the resource is created), as HEAD\'s own clients lose the stored value the same way'
+
+/**
+ * A field the version has (or sets from the fields declared its sources) that its request converters set in every
+ * partial update from it leaving out `names`, the fields its clients send it as.
+ */
+function setUnsent (names: readonly string[]): string {
+  const quoted = names.map((name) => `'${name}'`)
+  return `the request converters of this version set this field in every partial update from it that leaves out ${quoted.join(' and ')}: each one ` +
+    `overwrites the stored value with one the client did not send. Set it only when the body holds ${quoted.join(' or ')} ` +
+    `(if (Object.hasOwn(request.body, ${quoted[0]})) ...), as a partial update leaves out what it does not change`
+}
+
+/** The values `body` holds at `pointer`'s segments (`*`: at every item of a list or value of a map). */
+function valuesAt (body: unknown, segments: readonly string[]): unknown[] {
+  if (segments.length === 0) return body === undefined ? [] : [body]
+  if (typeof body !== 'object' || body === null) return []
+  const [segment, ...rest] = segments
+  const children = segment === '*' ? Object.values(body) : Object.hasOwn(body, segment) ? [(body as Record<string, unknown>)[segment]] : []
+  return children.flatMap((child) => valuesAt(child, rest))
+}
+
+/** The values `body` holds at `pointer` (`*`: at every item of a list or value of a map). */
+export function valuesAtPointer (body: unknown, pointer: string): unknown[] {
+  return valuesAt(body, pointer.split('/').slice(1).map(pointerKey))
+}
+
+/**
+ * True for a route whose `PATCH` is a partial update: only a `PATCH` says so (`fullReplace: false` is also how a `PUT`
+ * that creates says it does not replace; decision 0182).
+ */
+export function isPartialUpdate (head: HeadRoute): boolean {
+  return head.methods.includes('PATCH') && !head.fullReplace.methods.has('PATCH')
+}
+
+/** The step whose request converters set a field, and their names. */
+export interface SetBy { readonly step: number, readonly converters: readonly string[] }
+
+/**
+ * A watch over a version's request examples: `saw` each one migrated up to HEAD (`body`), as sent (`sent`) and level
+ * by level (`trail`), then `done`.
+ */
+export interface Watch {
+  saw: (body: unknown, sent: unknown, trail?: Trail) => void
+  done: () => void
+}
+
+/**
+ * Where a partial update is watched: its route, the version's behaviour, the body slot, and HEAD's validation of the
+ * body as served (`served`: filling the defaults of HEAD's schema where the validator in force does, in place).
+ */
+interface Updated { readonly head: HeadRoute, readonly behaviour: VersionBehaviour, readonly slot: string, readonly served: (data: { body?: unknown }) => void }
+
+/** Notes a finding at `pointer` with `message`, set by the converters of `by` (where known). */
+type Note = (pointer: string, message: string, by: SetBy | undefined) => void
+
+/**
+ * A watch over a partial update's request examples: each top-level HEAD field that the converters set in every
+ * example leaving out the fields its clients send it as (all examples, for a field the version lacks: `lacked`),
+ * though no field the client sent is in all of those but those the version's body requires (the converters set it
+ * whatever the client sends), is noted.
+ */
+export function updateWatch (generation: SchemaGeneration, at: Updated, lacked: readonly string[], note: Note): Watch | undefined {
+  const headBody = headPart(at.head, 'body', at.slot)
+  const form = generation.formAt(headBody as TSchema, at.behaviour.level) as SchemaObject
+  const required = new Set(Array.isArray(form.required) ? form.required as string[] : [])
+  const lacking: SentAs = { key: undefined, sources: [] }
+  const sent = [...sentAs(headBody, at.behaviour.level, generation) ?? []].filter(([, as]) => as.key !== undefined || as.sources.length > 0)
+  // By top-level field: the fields clients send it as, whether the converters set it in every example leaving those
+  // out, the fields the client sent in all of them, and the step that set it in the first.
+  const fields = new Map([...lacked.filter((pointer) => pointer.lastIndexOf('/') === 0).map((pointer) => [pointer, lacking] as const), ...sent]
+    .map(([pointer, as]) => [pointer, { as: as.key === undefined ? as.sources : [as.key], always: true, defaulted: false, sent: undefined as Set<string> | undefined, by: undefined as SetBy | undefined }]))
+  if (fields.size === 0) return undefined
+  const names = new Map<number, ReadonlyMap<string, SentAs> | undefined>()
+  // The step whose converters first set the field at `pointer` (its name at each level followed), going up from the version.
+  const setBy = (pointer: string, trail: Trail): SetBy | undefined => {
+    for (let level = at.behaviour.level - 1; level >= 0; level--) {
+      if (!names.has(level)) names.set(level, level === 0 ? undefined : sentAs(headBody, level, generation))
+      const key = names.get(level) === undefined ? pointerKey(pointer.slice(1)) : names.get(level)?.get(pointer)?.key
+      const reached = trail.get(level)
+      if (key !== undefined && reached !== undefined && valuesAt(reached.body, [key]).length > 0) return { step: level, converters: reached.converters }
+    }
+    return undefined
+  }
+  return {
+    saw: (converted, client, trail) => {
+      const keys = typeof client === 'object' && client !== null ? Object.keys(client) : []
+      const body = { body: copyJson(converted) }
+      at.served(body)
+      for (const [pointer, field] of fields) {
+        if (field.as.some((key) => keys.includes(key))) continue
+        // A default HEAD's validation fills counts for a field the version lacks only: HEAD's own clients send the others.
+        const set = valuesAtPointer(converted, pointer).length > 0
+        if (!set && (field.as.length > 0 || valuesAtPointer(body.body, pointer).length === 0)) field.always = false
+        else if (!set) field.defaulted = true
+        else if (field.as.length > 0 && trail !== undefined) field.by ??= setBy(pointer, trail)
+        field.sent = new Set(keys.filter((key) => field.sent?.has(key) ?? true))
+      }
+    },
+    done: () => {
+      for (const [pointer, field] of fields) {
+        if (!field.always || field.sent === undefined || ![...field.sent].every((key) => required.has(key))) continue
+        note(pointer, field.as.length > 0 ? setUnsent(field.as) : field.defaulted ? DEFAULTED : OVERWRITES, field.by)
+      }
+    }
+  }
+}
