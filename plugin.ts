@@ -61,7 +61,9 @@ export { endpoint, type EndpointInstructionBuilder } from './lib/describe/endpoi
 export type {
   Instruction, SchemaInstruction, EnumInstruction, EndpointInstruction, FieldKeywords, FieldKeywordName, FieldHadAttributes,
   FieldExistedAsAttributes, EndpointHadAttributes, EnumValue, SchemaHadAttributes, SchemaHadAttributeValues, SchemaAnnotations,
-  DerivationSource
+  DerivationSource, SchemaHadInstruction, FieldHadInstruction, FieldDidntHaveInstruction, FieldExistedAsInstruction,
+  FieldDidntExistInstruction, ValidatorExistedInstruction, ValidatorDidntExistInstruction, EnumHadInstruction, EnumDidntHaveInstruction,
+  EndpointExistenceInstruction, EndpointHadInstruction
 } from './lib/describe/instructions'
 export type { FieldDeprecationOptions } from './lib/describe/field-deprecation'
 export type { Brownout, BrownoutWindow } from './lib/describe/release-dates'

@@ -211,7 +211,7 @@ const TS_CONSUMER_CORE = `import {
 } from 'fastify-versioner'
 import type { RequestInfo, ResponseInfo, UntypedBody } from 'fastify-versioner'
 
-class RenameUsersEndpoint extends VersionChange {
+export class RenameUsersEndpoint extends VersionChange {
   description = 'POST /accounts was POST /users.'
   instructionsToMigrateToPreviousVersion = [endpoint('/accounts', ['post']).had({ path: '/users' })]
 
@@ -242,17 +242,25 @@ export const status: 500 = error.statusCode
 
 const TS_CONSUMER_TYPEBOX = `import { Type, type Static } from '@sinclair/typebox'
 import {
-  VersionBundle, Version, HeadVersion, VersionChange, schema, generateVersionedSchemas,
+  VersionBundle, Version, HeadVersion, VersionChange, schema, enumeration, endpoint, generateVersionedSchemas,
   ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor
 } from 'fastify-versioner'
 import type { RequestInfo, ResponseInfo, SchemaLookup } from 'fastify-versioner'
 
 const User = Type.Object({ id: Type.String(), addresses: Type.Array(Type.String()) })
 
-class ReplaceAddressWithAddresses extends VersionChange {
+const Status = Type.Union([Type.Literal('active'), Type.Literal('archived')])
+
+export class ReplaceAddressWithAddresses extends VersionChange {
   description = 'Users can now store several addresses.'
   instructionsToMigrateToPreviousVersion = [
-    schema(User).field('addresses').had({ name: 'address', type: Type.String() })
+    schema(User).field('addresses').had({ name: 'address', type: Type.String() }),
+    schema(User).had({ description: 'A user with one address.' }),
+    schema(User).formerField('legacyId').existedAs({ type: Type.Integer() }),
+    schema(User).field('id').didntHave('minLength'),
+    enumeration(Status).didntHave('archived'),
+    endpoint('/users', ['POST']).had({ statusCode: 200 }),
+    endpoint('/users/:id/addresses', ['GET']).didntExist
   ]
 
   @ConvertRequestToNextVersionFor(User)
@@ -304,6 +312,8 @@ const TSCONFIG = {
     target: 'es2022',
     strict: true,
     noEmit: true,
+    // A consumer's exports are nameable (a library, a composite project): the instruction types its classes infer too.
+    declaration: true,
     skipLibCheck: false,
     types: ['node']
   }
