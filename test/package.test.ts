@@ -158,10 +158,18 @@ console.log(JSON.stringify({ main, withTools, afterVerify: loaded(require), find
 
 /** TypeScript using the tools entry; a misuse must be reported (the types are real). */
 const TS_CONSUMER_TOOLS = `import Fastify from 'fastify'
-import { checkDocuments, injectEveryVersion, verify, type CheckResult, type VerifyFindings } from 'fastify-versioner/tools'
+import { checkDocuments, injectEveryVersion, mutateConverters, readTraffic, verify, type CheckResult, type VerifyFindings } from 'fastify-versioner/tools'
+import type { UpgradeGuide } from 'fastify-versioner'
 
 const app = Fastify()
 export const findings: Promise<VerifyFindings> = verify(app, { examples: 5 })
+// Inferred, as exported by a module compiled with declaration: true: every type they name is one of the entry's.
+export const errorBody = verify(app).then((all) => all.find((finding) => finding.kind === 'error body'))
+export const operator = mutateConverters(app).then((report) => report.mutants[0]?.operator)
+export const recorded = readTraffic('').exchanges[0]?.exchange
+declare const guide: UpgradeGuide
+export const firstChange = guide.changes[0]
+export const routeSchema = app.versioner.routes.get('2000-01-01')?.[0]?.schema
 export const checked: Promise<CheckResult> = checkDocuments(app, 'openapi')
 export const answers = injectEveryVersion(app, { url: '/things/1' })
 // @ts-expect-error examples is a number
