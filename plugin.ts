@@ -30,14 +30,15 @@ export default fastifyVersioner
 
 export { versioned, type VersionedScope } from './lib/describe/versioned-scope'
 export type { FastifyVersionerOptions } from './lib/options'
-export type { DocsOptions, OpenApiBase } from './lib/docs/options'
+export type { DocsOptions, DocsHooks, OpenApiBase } from './lib/docs/options'
 export { Webhooks, type WebhookDefinition, type DeclaredWebhook } from './lib/routes/webhooks'
 export type { WebhookSubscriber, RenderWebhookOptions, WebhookDelivery, SkippedSubscriber, FailedSubscriber, RenderedWebhook } from './lib/routes/webhook-deliveries'
 export { renderWebhook } from './lib/serve/webhook-render'
 export { signWebhook, type WebhookSignatureHeaders } from './lib/core/webhook-signatures'
 export type { WebhookRenderedEvent, RenderedSubscriber } from './lib/serve/usage-events'
 export type { Changelog, ChangelogEntryData } from './lib/docs/changelog'
-export type { UpgradeGuide } from './lib/docs/upgrade-guide'
+export type { UpgradeGuide, UpgradeChange, UpgradeOperation } from './lib/docs/upgrade-guide'
+export type { UpgradeExample } from './lib/docs/upgrade-examples'
 export { VersionPicker, type VersionPickerOptions, type ApiVersionLocation, type ApiVersionFormat, type ApiVersionDefaultValue } from './lib/serve/version-picking'
 export { currentDependencySolver, type DependencySolver } from './lib/serve/request-state'
 export { fieldsTheVersionLacks } from './lib/serve/request-state'
@@ -49,6 +50,7 @@ export type { CaptureExchangesOptions, CapturedExchange, RecordedRequest, Record
 export type { CapturedBody, CapturedWebhook, RenderCount } from './lib/serve/webhook-capture'
 export type { VersionerDecoration } from './lib/versioner'
 export type { VersionedRouteInfo } from './lib/routes/route-table'
+export type { RouteSchema } from './lib/routes/version-plan'
 export type { RouteAttributes } from './lib/routes/timeline'
 export { Version, HeadVersion, VersionBundle, type VersionBundleOptions, type VersionLifecycle } from './lib/describe/versions'
 export { VersionChange, VersionChangeWithSideEffects } from './lib/describe/version-change'
@@ -61,7 +63,9 @@ export { endpoint, type EndpointInstructionBuilder } from './lib/describe/endpoi
 export type {
   Instruction, SchemaInstruction, EnumInstruction, EndpointInstruction, FieldKeywords, FieldKeywordName, FieldHadAttributes,
   FieldExistedAsAttributes, EndpointHadAttributes, EnumValue, SchemaHadAttributes, SchemaHadAttributeValues, SchemaAnnotations,
-  DerivationSource
+  DerivationSource, SchemaHadInstruction, FieldHadInstruction, FieldDidntHaveInstruction, FieldExistedAsInstruction,
+  FieldDidntExistInstruction, ValidatorExistedInstruction, ValidatorDidntExistInstruction, EnumHadInstruction, EnumDidntHaveInstruction,
+  EndpointExistenceInstruction, EndpointHadInstruction
 } from './lib/describe/instructions'
 export type { FieldDeprecationOptions } from './lib/describe/field-deprecation'
 export type { Brownout, BrownoutWindow } from './lib/describe/release-dates'

@@ -158,10 +158,18 @@ console.log(JSON.stringify({ main, withTools, afterVerify: loaded(require), find
 
 /** TypeScript using the tools entry; a misuse must be reported (the types are real). */
 const TS_CONSUMER_TOOLS = `import Fastify from 'fastify'
-import { checkDocuments, injectEveryVersion, verify, type CheckResult, type VerifyFindings } from 'fastify-versioner/tools'
+import { checkDocuments, injectEveryVersion, mutateConverters, readTraffic, verify, type CheckResult, type VerifyFindings } from 'fastify-versioner/tools'
+import type { UpgradeGuide } from 'fastify-versioner'
 
 const app = Fastify()
 export const findings: Promise<VerifyFindings> = verify(app, { examples: 5 })
+// Inferred, as exported by a module compiled with declaration: true: every type they name is one of the entry's.
+export const errorBody = verify(app).then((all) => all.find((finding) => finding.kind === 'error body'))
+export const operator = mutateConverters(app).then((report) => report.mutants[0]?.operator)
+export const recorded = readTraffic('').exchanges[0]?.exchange
+declare const guide: UpgradeGuide
+export const firstChange = guide.changes[0]
+export const routeSchema = app.versioner.routes.get('2000-01-01')?.[0]?.schema
 export const checked: Promise<CheckResult> = checkDocuments(app, 'openapi')
 export const answers = injectEveryVersion(app, { url: '/things/1' })
 // @ts-expect-error examples is a number
@@ -211,7 +219,7 @@ const TS_CONSUMER_CORE = `import {
 } from 'fastify-versioner'
 import type { RequestInfo, ResponseInfo, UntypedBody } from 'fastify-versioner'
 
-class RenameUsersEndpoint extends VersionChange {
+export class RenameUsersEndpoint extends VersionChange {
   description = 'POST /accounts was POST /users.'
   instructionsToMigrateToPreviousVersion = [endpoint('/accounts', ['post']).had({ path: '/users' })]
 
@@ -242,17 +250,25 @@ export const status: 500 = error.statusCode
 
 const TS_CONSUMER_TYPEBOX = `import { Type, type Static } from '@sinclair/typebox'
 import {
-  VersionBundle, Version, HeadVersion, VersionChange, schema, generateVersionedSchemas,
+  VersionBundle, Version, HeadVersion, VersionChange, schema, enumeration, endpoint, generateVersionedSchemas,
   ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor
 } from 'fastify-versioner'
 import type { RequestInfo, ResponseInfo, SchemaLookup } from 'fastify-versioner'
 
 const User = Type.Object({ id: Type.String(), addresses: Type.Array(Type.String()) })
 
-class ReplaceAddressWithAddresses extends VersionChange {
+const Status = Type.Union([Type.Literal('active'), Type.Literal('archived')])
+
+export class ReplaceAddressWithAddresses extends VersionChange {
   description = 'Users can now store several addresses.'
   instructionsToMigrateToPreviousVersion = [
-    schema(User).field('addresses').had({ name: 'address', type: Type.String() })
+    schema(User).field('addresses').had({ name: 'address', type: Type.String() }),
+    schema(User).had({ description: 'A user with one address.' }),
+    schema(User).formerField('legacyId').existedAs({ type: Type.Integer() }),
+    schema(User).field('id').didntHave('minLength'),
+    enumeration(Status).didntHave('archived'),
+    endpoint('/users', ['POST']).had({ statusCode: 200 }),
+    endpoint('/users/:id/addresses', ['GET']).didntExist
   ]
 
   @ConvertRequestToNextVersionFor(User)
@@ -304,6 +320,8 @@ const TSCONFIG = {
     target: 'es2022',
     strict: true,
     noEmit: true,
+    // A consumer's exports are nameable (a library, a composite project): the instruction types its classes infer too.
+    declaration: true,
     skipLibCheck: false,
     types: ['node']
   }

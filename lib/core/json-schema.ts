@@ -37,6 +37,11 @@ export type TypeBox1Schema = { readonly '~kind': string } | { readonly '~unsafe'
  */
 export type StaticOf<S> = S extends TSchema ? Static<S> : unknown
 
+/** A value of type `T`, frozen or not: readonly arrays and properties at any depth are accepted too. */
+export type ReadonlyDeep<T> = T extends ReadonlyArray<infer Item>
+  ? ReadonlyArray<ReadonlyDeep<Item>>
+  : T extends object ? { readonly [Key in keyof T]: ReadonlyDeep<T[Key]> } : T
+
 /** A JSON Schema object (TypeBox schemas are plain objects with a `Kind` symbol). */
 export type SchemaObject = TSchema & Record<symbol, unknown>
 

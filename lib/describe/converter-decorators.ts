@@ -201,8 +201,9 @@ function makeDecorator<Info> (declaration: Declaration): ConverterDecorator<Info
  * }
  * ```
  */
+export function ConvertRequestToNextVersionFor (schema: SchemaLike, ...more: SchemaLike[]): ConverterDecorator<RequestInfo<never>>
 export function ConvertRequestToNextVersionFor (
-  schema: SchemaLike, ...more: Array<SchemaLike | RequestConverterOptions>
+  schema: SchemaLike, ...more: [...SchemaLike[], RequestConverterOptions]
 ): ConverterDecorator<RequestInfo<never>>
 export function ConvertRequestToNextVersionFor (path: string, methods: HttpMethod | Lowercase<HttpMethod> | ReadonlyArray<HttpMethod | Lowercase<HttpMethod>>): ConverterDecorator<RequestInfo<never>>
 export function ConvertRequestToNextVersionFor (...args: unknown[]): ConverterDecorator<RequestInfo<never>> {
@@ -226,8 +227,9 @@ export function ConvertRequestToNextVersionFor (...args: unknown[]): ConverterDe
  * notFoundWasUnauthorized (response: ResponseInfo) { if (response.statusCode === 404) response.statusCode = 401 }
  * ```
  */
+export function ConvertResponseToPreviousVersionFor (schema: SchemaLike, ...more: SchemaLike[]): ConverterDecorator<ResponseInfo<never>>
 export function ConvertResponseToPreviousVersionFor (
-  schema: SchemaLike, ...more: Array<SchemaLike | ResponseConverterOptions>
+  schema: SchemaLike, ...more: [...SchemaLike[], ResponseConverterOptions]
 ): ConverterDecorator<ResponseInfo<never>>
 export function ConvertResponseToPreviousVersionFor (
   path: string,

@@ -25,7 +25,7 @@ export interface OpenApiBase {
 }
 
 /** Hooks run before every documentation route ({@link DocsOptions.uiHooks}), one function or an array each. */
-interface DocsHooks {
+export interface DocsHooks {
   onRequest?: onRequestHookHandler | onRequestHookHandler[]
   preHandler?: preHandlerHookHandler | preHandlerHookHandler[]
 }

@@ -16,7 +16,7 @@ import { ChangeExamples, type UpgradeExample } from './upgrade-examples'
 import { inNameOrder } from './document-order'
 
 /** An operation a change affects: as the version after the change has it (or the one before, for a removed one). */
-interface UpgradeOperation {
+export interface UpgradeOperation {
   readonly method: string
   /** The path as the documents write it (`/users/{userId}`). */
   readonly path: string

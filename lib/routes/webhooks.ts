@@ -7,7 +7,7 @@ import type { TSchema } from '@sinclair/typebox'
 import { NotReadyError, UnknownWebhookError, VersionerStructureError } from '../core/errors'
 import { normaliseMethods, type HttpMethod } from '../core/http-methods'
 import { readOnlyExistsInOlderVersions, routeTimeline, type EndpointInstructionLog, type RouteAttributes, type RouteState } from './timeline'
-import { describeValue, isSchemaObject, type SchemaLike } from '../core/json-schema'
+import { describeValue, isSchemaObject, type ReadonlyDeep, type SchemaLike, type StaticOf } from '../core/json-schema'
 import { checkDeprecations } from '../describe/field-deprecation'
 import { attributesOf } from './version-plan'
 import type { RenderedWebhook, RenderWebhookOptions, WebhookSubscriber } from './webhook-deliveries'
@@ -161,16 +161,37 @@ export class Webhooks {
    * Renders the webhook `name` for each subscriber (after `app.ready()`): the body, given as HEAD builds it, in the
    * version the subscriber is pinned to (converters run once per version), as the exact text to send, with the
    * Standard Webhooks headers signed with the subscriber's secret and the version header. `options.method` picks
-   * one of two webhooks declared with one name.
+   * one of two webhooks declared with one name. Given the definition passed to `add()` rather than its name, the body is
+   * type-checked against its HEAD schema (and the definition's method picks the webhook).
    * @example
    * ```ts
-   * const { deliveries } = await app.versioner.webhooks.render('invoice.paid', event, { subscribers })
+   * const { deliveries } = await app.versioner.webhooks.render(InvoicePaid, event, { subscribers })
    * for (const { subscriber, body, headers } of deliveries) await fetch(subscriber.url, { method: 'POST', body, headers })
    * ```
    */
-  async render<S extends WebhookSubscriber> (name: string, latestBody: unknown, options: RenderWebhookOptions<S>): Promise<RenderedWebhook<S>> {
+  async render<B extends SchemaLike, S extends WebhookSubscriber> (
+    webhook: WebhookDefinition<B>, latestBody: ReadonlyDeep<StaticOf<B>>, options: RenderWebhookOptions<S>
+  ): Promise<RenderedWebhook<S>>
+  async render<S extends WebhookSubscriber> (name: string, latestBody: unknown, options: RenderWebhookOptions<S>): Promise<RenderedWebhook<S>>
+  async render<S extends WebhookSubscriber> (
+    webhook: string | WebhookDefinition<SchemaLike>, latestBody: unknown, options: RenderWebhookOptions<S>
+  ): Promise<RenderedWebhook<S>> {
     if (!this.sealed || this.renderer === undefined) throw new NotReadyError('app.versioner.webhooks.render()')
-    return await this.renderer(this.named(name, options?.method), latestBody, options)
+    return await this.renderer(this.declaredAs(webhook, options?.method), latestBody, options)
+  }
+
+  /**
+   * @internal The webhook a render names: by name (and `method`), or by the definition given to `add()` (its method,
+   * `POST` by default, unless `method` is given), whose body schema must be the one declared (its type is what the caller's body was checked against).
+   */
+  declaredAs (webhook: string | WebhookDefinition<SchemaLike>, method: HttpMethod | Lowercase<HttpMethod> | undefined): DeclaredWebhook {
+    if (typeof webhook === 'string' || !isSchemaObject(webhook)) return this.named(webhook as string, method)
+    const declared = this.named(webhook.name, method ?? webhook.method ?? 'POST')
+    if (declared.body !== webhook.body) {
+      throw new UnknownWebhookError(`Webhook '${declared.name}' is declared with another body schema than the definition given to render(): ` +
+        'give render() the definition given to webhooks.add() (or its name).')
+    }
+    return declared
   }
 
   /** @internal The webhook declared as `name` (and `method`): `FST_VERSIONER_UNKNOWN_WEBHOOK` when none, or several and no method. */

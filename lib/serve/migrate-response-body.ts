@@ -4,7 +4,7 @@
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
-import type { SchemaLike, StaticOf } from '../core/json-schema'
+import type { ReadonlyDeep, SchemaLike, StaticOf } from '../core/json-schema'
 import type { FastifyServerOptions } from 'fastify'
 import { ConverterFailure, copyJson, runStepsToBody } from './step-runner'
 import { ConverterPlanner, type PlannedRoute } from '../routes/converter-steps'
@@ -83,11 +83,6 @@ export interface StandaloneAjv {
   /** The application's Ajv setup (its formats, keywords, options), so that schemas compile as they do in it (default: Fastify's). */
   readonly ajv?: FastifyServerOptions['ajv']
 }
-
-/** A value of type `T`, frozen or not: readonly arrays and properties at any depth are accepted too. */
-export type ReadonlyDeep<T> = T extends ReadonlyArray<infer Item>
-  ? ReadonlyArray<ReadonlyDeep<Item>>
-  : T extends object ? { readonly [Key in keyof T]: ReadonlyDeep<T[Key]> } : T
 
 /** What to migrate, and to which version. */
 export interface MigrateResponseBodyOptions<S extends SchemaLike = TSchema> {

@@ -9,7 +9,9 @@
  */
 import type { FastifyInstance } from 'fastify'
 import type { HttpMethod } from '../core/http-methods'
-import type { RenderWebhookOptions, WebhookSubscriber } from '../routes/webhook-deliveries'
+import type { RenderedWebhook, RenderWebhookOptions, WebhookSubscriber } from '../routes/webhook-deliveries'
+import type { DeclaredWebhook, WebhookDefinition } from '../routes/webhooks'
+import type { SchemaLike } from '../core/json-schema'
 import { copyJson } from '../values/json-copy'
 import type { HandlerExchange, Played } from './handler-replay'
 import type { NotReplayed, ReplayFinding } from './replay-report'
@@ -84,16 +86,20 @@ function observeRenders (root: FastifyInstance): ObservedRender[] {
   const calls: ObservedRender[] = []
   for (const { context, name: api } of selectApis(root)) {
     const webhooks = context.versioner.webhooks
-    const render = webhooks.render.bind(webhooks)
-    const observed: typeof webhooks.render = async (name, event, options) => {
-      let method: string | undefined
+    // Rendered by name or by its definition (the body typed by it), as the application calls it.
+    const render = webhooks.render.bind(webhooks) as <S extends WebhookSubscriber>(
+      webhook: string | WebhookDefinition<SchemaLike>, event: unknown, options: RenderWebhookOptions<S>) => Promise<RenderedWebhook<S>>
+    const observed: typeof render = async (webhook, event, options) => {
+      let declared: DeclaredWebhook | undefined
       try {
-        method = webhooks.named(name, options?.method as HttpMethod | undefined).method
+        declared = webhooks.declaredAs(webhook, options?.method)
       } catch {}
       // A webhook not declared is no render (the call throws; a recorded exchange counts renders of declared ones).
-      const call: ObservedRender | undefined = method === undefined ? undefined : { api, key: `${method.toUpperCase()} ${name}`, event: copyJson(event), exchange: sentFor(), render, pins: [] }
+      const call: ObservedRender | undefined = declared === undefined
+        ? undefined
+        : { api, key: `${declared.method} ${declared.name}`, event: copyJson(event), exchange: sentFor(), render, pins: [] }
       if (call !== undefined) calls.push(call)
-      const result = await render(name, event, options)
+      const result = await render(webhook, event, options)
       // The version each subscriber given was rendered in (./handler-pins.ts).
       for (const { subscriber, version } of [...result.deliveries, ...result.failed]) call?.pins.push({ id: subscriber.id, version })
       return result

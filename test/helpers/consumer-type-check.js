@@ -24,6 +24,10 @@ const checked = (file) => !file.fileName.includes('/node_modules/') || file.file
 const diagnostics = [...parsed.errors, ...program.getOptionsDiagnostics(), ...program.getGlobalDiagnostics()]
 for (const file of program.getSourceFiles().filter(checked)) {
   diagnostics.push(...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file))
+  // With `declaration`, what a consumer's exports infer must be nameable through the package's entries (TS2742 otherwise).
+  if (parsed.options.declaration === true && !file.fileName.includes('/node_modules/') && !/\.[cm]?js$/.test(file.fileName)) {
+    diagnostics.push(...program.getDeclarationDiagnostics(file))
+  }
 }
 const lines = program.getSourceFiles().map((file) => file.fileName)
 for (const diagnostic of diagnostics) {

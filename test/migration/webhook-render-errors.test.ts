@@ -163,6 +163,25 @@ test('render names no declared webhook: FST_VERSIONER_UNKNOWN_WEBHOOK, listing t
   t.equal((await rejection(() => webhooks.render('invoice.paid', event, { subscribers, method: 'DELETE' })))?.code, 'FST_VERSIONER_UNKNOWN_WEBHOOK')
 })
 
+test('render by the definition given to add(): its method picks the webhook; another body schema under its name is refused', async (t) => {
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: invoiceVersions() })
+  const putPaid = { ...invoicePaid, method: 'PUT' as const }
+  app.versioner.webhooks.add(invoicePaid).add(putPaid).add(invoiceRefunded)
+  await app.ready()
+  const subscribers = [{ id: 'ep_1', version: '2000-01-01', secret: newSecret() }]
+  const byName = await app.versioner.webhooks.render('invoice.paid', event, { subscribers, method: 'POST', id: 'msg_1', timestamp: new Date(0) })
+  const byDefinition = await app.versioner.webhooks.render(invoicePaid, event, { subscribers, id: 'msg_1', timestamp: new Date(0) })
+  t.same(byDefinition, byName, 'the same deliveries as by name and method')
+  const put = await app.versioner.webhooks.render(putPaid, event, { subscribers })
+  t.equal(put.deliveries.length, 1, "the definition's method picks one of two webhooks of one name")
+  const other = { name: 'invoice.paid', body: Type.Object({ type: Type.String(), data: Type.Unknown() }) }
+  const refused = await rejection(() => app.versioner.webhooks.render(other, { type: 'invoice.paid', data: {} }, { subscribers, method: 'POST' }))
+  t.equal(refused?.code, 'FST_VERSIONER_UNKNOWN_WEBHOOK')
+  t.match(refused?.message, "Webhook 'invoice.paid' is declared with another body schema than the definition given to render()")
+})
+
 test('a body the HEAD schema refuses: FST_VERSIONER_INVALID_WEBHOOK_BODY naming the place, before any converter runs', async (t) => {
   const app = await webhookApp(t)
   calls.clear()

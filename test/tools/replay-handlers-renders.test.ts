@@ -27,6 +27,8 @@ interface Ledger {
   readonly subscribers?: boolean
   /** An application hook that renders `request.seen` for every request: before the recorded window, within it, or after it. */
   readonly seenIn?: 'onRequest' | 'preParsing' | 'preValidation' | 'preHandler' | 'onResponse'
+  /** Invoice events rendered by the definitions given to `webhooks.add()` (their bodies typed), not by name. */
+  readonly byDefinition?: boolean
 }
 
 /** A builder of fresh ledger applications. */
@@ -46,11 +48,15 @@ function ledger (options: Ledger = {}, capture: CaptureExchangesOptions = { ever
     const subscribers = options.subscribers === false ? [] : ['2001-01-01', '2000-01-01'].map((version) => ({ id: `ep_${version}`, version, secret: `whsec_${'A'.repeat(32)}` }))
     const app = Fastify()
     await app.register(fastifyVersioner, { versions, captureExchanges: capture })
-    for (const name of ['invoice.paid', 'invoice.voided']) app.versioner.webhooks.add({ name, body: InvoiceEvent })
+    const definitions = new Map(['invoice.paid', 'invoice.voided'].map((name) => [name, { name, body: InvoiceEvent }]))
+    for (const definition of definitions.values()) app.versioner.webhooks.add(definition)
     app.versioner.webhooks.add({ name: 'request.seen', body: Type.Object({ url: Type.String() }) })
     const invoices = new Map<string, Static>()
     const send = async (type: string, invoice: Static): Promise<void> => {
-      await app.versioner.webhooks.render(type, { id: `evt_${randomUUID()}`, type, data: invoice }, { subscribers })
+      const body = { id: `evt_${randomUUID()}`, type, data: invoice }
+      const definition = definitions.get(type)
+      if (options.byDefinition === true && definition !== undefined) await app.versioner.webhooks.render(definition, body, { subscribers })
+      else await app.versioner.webhooks.render(type, body, { subscribers })
     }
     if (options.seenIn !== undefined) {
       app.addHook(options.seenIn, async (request: { url: string }) => { await app.versioner.webhooks.render('request.seen', { url: request.url }, { subscribers }) })
@@ -165,6 +171,10 @@ test('replay --handlers: invoice.paid rendered where voiding recorded none is a 
   t.equal(found.length, 3, found.join('\n'))
   for (const text of found) t.match(text, VOID)
   t.same(found.map((text) => Number(VOID.exec(text)?.[1])), linesOf(lines, '/void'), 'on the line of each exchange voiding an invoice')
+  // Rendered by its definition (its body typed), a render is seen as by name.
+  const byDefinition = await handlerFindings(lines, ledger({ paidOnVoid: true, byDefinition: true }))
+  t.same(byDefinition.map((text) => Number(VOID.exec(text)?.[1])), linesOf(lines, '/void'), 'the same findings, the webhooks rendered by their definitions')
+  t.same(await handlerFindings(lines, ledger({ byDefinition: true })), [], 'and none on the correct ledger')
   // Recorded without a subscriber, the file holds no render: the exchanges still say what they rendered.
   const silent = await traffic(ledger({ subscribers: false }))
   t.equal((await handlerFindings(silent, ledger({ paidOnVoid: true, subscribers: false }))).filter((text) => VOID.test(text)).length, 3)

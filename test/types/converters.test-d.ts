@@ -61,6 +61,13 @@ expectError(ConvertRequestToNextVersionFor(UserCreateRequest, { migrateHttpError
 expectError(ConvertRequestToNextVersionFor(UserCreateRequest, 'extra'))
 expectError(ConvertResponseToPreviousVersionFor('/users/:id', ['GET'], { checkUsage: false }))
 expectError(ConvertResponseToPreviousVersionFor(42))
+// Options are one object, last, with only the options of that decorator (a misspelt one beside a right one too).
+expectType<ConverterDecorator<RequestInfo<never>>>(ConvertRequestToNextVersionFor(UserCreateRequest, UserResource, OldUserCreateRequest))
+expectError(ConvertRequestToNextVersionFor(UserCreateRequest, { checkUsage: false, migrateHttpErrors: true }))
+expectError(ConvertResponseToPreviousVersionFor(UserResource, { migrateHttpErrors: true, checkusage: false }))
+expectError(ConvertResponseToPreviousVersionFor(UserResource, { migrateHttpErrors: true }, UserCreateRequest))
+expectError(ConvertRequestToNextVersionFor(UserCreateRequest, { checkUsage: false }, { checkUsage: true }))
+expectError(ConvertResponseToPreviousVersionFor('/users/:id'))
 
 // Decorator syntax (legacy mode here): one parameter, a RequestInfo or a ResponseInfo, typed body or not.
 class ReplaceAddressWithAddresses extends VersionChange {

@@ -124,6 +124,11 @@ void renderWebhook(versions, userCreated, { id: 'u1', addresses: [] }, { subscri
 expectError(renderWebhook(versions, userCreated, { id: 1, addresses: [] }, { subscribers: [subscriber] }))
 expectError(renderWebhook(versions, userCreated, { id: 'u1', addresses: [] }, { subscribers: [{ id: 'ep_1', version: '2000-01-01' }] }))
 expectType<Promise<RenderedWebhook<typeof subscriber>>>(app.versioner.webhooks.render('user.created', {}, { subscribers: [subscriber], id: 'evt_1', timestamp: new Date() }))
+// Given its definition rather than its name, webhooks.render() checks the body against the HEAD schema, as renderWebhook does.
+expectType<Promise<RenderedWebhook<typeof subscriber>>>(app.versioner.webhooks.render(userCreated, { id: 'u1', addresses: [] }, { subscribers: [subscriber] }))
+expectType<Promise<RenderedWebhook<typeof subscriber>>>(app.versioner.webhooks.render(userCreated, Object.freeze({ id: 'u1', addresses: Object.freeze(['a']) }), { subscribers: [subscriber] }))
+expectError(app.versioner.webhooks.render(userCreated, { id: 1, addresses: [] }, { subscribers: [subscriber] }))
+expectError(app.versioner.webhooks.render(userCreated, { id: 'u1', address: 'a' }, { subscribers: [subscriber] }))
 expectType<WebhookSignatureHeaders>(signWebhook(['whsec_a', 'whsec_b'], { id: 'msg_1', body: '{}' }))
 expectError(app.get('/x', { onlyExistsInOlderVersions: 'yes' }, async () => ({})))
 // A webhook since removed is declared as a route is, with onlyExistsInOlderVersions.
