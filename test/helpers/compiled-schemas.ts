@@ -183,7 +183,7 @@ let everyApp = false
  * and the tools' Ajv instances their compilations (`shareToolCompilers`): for the folders whose tests start hundreds
  * of small apps on the same schemas (decision 0293, amending 0240). Fastify announces each new instance on the
  * `fastify.initialization` channel, before its routes are added; an instance of another copy of Fastify (the oldest
- * peers' tests) has no schema controller under this copy's symbol and is left as it is. Idempotent.
+ * peers' copies, say) has no schema controller under this copy's symbol and is left as it is. Idempotent.
  */
 export function shareEveryAppsCompilers (): void {
   if (everyApp) return
