@@ -13,6 +13,7 @@
  * the app would have compiled itself.
  */
 import { createHash } from 'node:crypto'
+import { subscribe } from 'node:diagnostics_channel'
 import { createRequire } from 'node:module'
 import type { FastifyInstance } from 'fastify'
 
@@ -155,14 +156,44 @@ function throughHistory (history: History, route: RouteSchema, ownCompile: Compi
  * ```
  */
 export function shareCompiledSchemas (app: FastifyInstance): void {
+  if (sharedApps.has(app)) return
   const { kSchemaController } = require('fastify/lib/symbols') as { kSchemaController: symbol }
-  const controller = (app as unknown as Record<symbol, { compilersFactory?: Partial<CompilersFactory>, isCustomValidatorCompiler?: boolean } | undefined>)[kSchemaController]
+  const controller = (app as unknown as Record<symbol, SchemaController | undefined>)[kSchemaController]
   const factory = controller?.compilersFactory
   if (typeof factory?.buildValidator !== 'function' || typeof factory.buildSerializer !== 'function') {
     throw new Error('Fastify\'s schema controller has no compilersFactory: update test/helpers/compiled-schemas.ts')
   }
-  factory.buildValidator = sharing(factory.buildValidator, validators, 'validator', false, new Map())
-  factory.buildSerializer = sharing(factory.buildSerializer, serializers, 'serializer', true)
+  sharedApps.add(app)
+  // Compilers the app was given (`schemaController.compilersFactory`) are its own: only Fastify's defaults are shared.
+  if (controller?.isCustomValidatorCompiler !== true) factory.buildValidator = sharing(factory.buildValidator, validators, 'validator', false, new Map())
+  if (controller?.isCustomSerializerCompiler !== true) factory.buildSerializer = sharing(factory.buildSerializer, serializers, 'serializer', true)
+}
+
+/** The root instance's schema controller, as far as the harness reads it. */
+interface SchemaController { compilersFactory?: Partial<CompilersFactory>, isCustomValidatorCompiler?: boolean, isCustomSerializerCompiler?: boolean }
+
+/** The apps whose compilers are shared already (`shareCompiledSchemas` is idempotent). */
+const sharedApps = new WeakSet<object>()
+
+/** Set once every app of the process shares its compilers (`shareEveryAppsCompilers`). */
+let everyApp = false
+
+/**
+ * Makes every app this process creates from now on share its compilers, as `shareCompiledSchemas` does for one app,
+ * and the tools' Ajv instances their compilations (`shareToolCompilers`): for the folders whose tests start hundreds
+ * of small apps on the same schemas (decision 0293, amending 0240). Fastify announces each new instance on the
+ * `fastify.initialization` channel, before its routes are added; an instance of another copy of Fastify (the oldest
+ * peers' copies, say) has no schema controller under this copy's symbol and is left as it is. Idempotent.
+ */
+export function shareEveryAppsCompilers (): void {
+  if (everyApp) return
+  everyApp = true
+  shareToolCompilers()
+  const { kSchemaController } = require('fastify/lib/symbols') as { kSchemaController: symbol }
+  subscribe('fastify.initialization', (message) => {
+    const app = (message as { fastify?: FastifyInstance }).fastify
+    if (app !== undefined && (app as unknown as Record<symbol, unknown>)[kSchemaController] !== undefined) shareCompiledSchemas(app)
+  })
 }
 
 /** What the tools use of an Ajv instance (lib/core/strict-validator.ts's `fastifyAjv`), and what it returns of itself. */
