@@ -1,0 +1,42 @@
+// A route declaring its body and responses by media type, served to an old client: a form body beside JSON (through
+// @fastify/formbody), a vendor `+json` type, a CSV export beside JSON, converted per media type by the version change
+// that renamed a field, each media type validated against its version's schema.
+import { test } from 'tap'
+import { Type } from '@sinclair/typebox'
+import formbody from '@fastify/formbody'
+import { ConvertRequestToNextVersionFor, HeadVersion, schema, Version, VersionBundle, VersionChange, type RequestInfo } from '../../plugin'
+import { versionedApp } from '../helpers/apps'
+import { v } from '../helpers/request-pipeline'
+
+const OLD = '2000-01-01'
+const NEW = '2001-01-01'
+const FORM = { 'content-type': 'application/x-www-form-urlencoded' }
+
+test('regression: a form body reaches its converter with the values its version\'s schema validated (numbers, flags), as a JSON body does', async (t) => {
+  const Order = Type.Object({ quantity: Type.Integer({ minimum: 1 }), gift: Type.Boolean() }, { $id: 'Order' })
+  const seen: unknown[] = []
+  class QuantityWasExtraCount extends VersionChange {
+    description = 'An order\'s quantity was the count of items past the first, extraCount.'
+    instructionsToMigrateToPreviousVersion = [schema(Order).field('quantity').had({ name: 'extraCount', type: Type.Integer({ minimum: 0 }) })]
+
+    @ConvertRequestToNextVersionFor(Order)
+    quantityUp (request: RequestInfo) {
+      seen.push({ ...request.body })
+      request.body.quantity = request.body.extraCount + 1
+      delete request.body.extraCount
+    }
+  }
+  const bodies: unknown[] = []
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version(NEW, QuantityWasExtraCount), new Version(OLD)), async (api) => {
+    const content = { 'application/json': { schema: Order }, 'application/x-www-form-urlencoded': { schema: Order } }
+    api.post('/orders', { schema: { body: { content } } }, async (request) => {
+      bodies.push(request.body)
+      return {}
+    })
+  }, { beforeVersioner: async (instance) => { await instance.register(formbody) } })
+  const json = await app.inject({ method: 'POST', url: '/orders', headers: v(OLD), payload: { extraCount: 2, gift: true } })
+  const form = await app.inject({ method: 'POST', url: '/orders', headers: v(OLD, FORM), payload: 'extraCount=2&gift=true' })
+  t.same([json.statusCode, form.statusCode], [200, 200])
+  t.strictSame(seen, [{ extraCount: 2, gift: true }, { extraCount: 2, gift: true }], 'the converter sees the form\'s values as its schema reads them')
+  t.strictSame(bodies, [{ quantity: 3, gift: true }, { quantity: 3, gift: true }], 'the handler gets three items from either body, not 21')
+})
