@@ -4,9 +4,10 @@
 import { test } from 'tap'
 import { Type } from '@sinclair/typebox'
 import formbody from '@fastify/formbody'
+import multipartPlugin from '@fastify/multipart'
 import { ConvertRequestToNextVersionFor, HeadVersion, schema, Version, VersionBundle, VersionChange, type RequestInfo } from '../../plugin'
 import { versionedApp } from '../helpers/apps'
-import { v } from '../helpers/request-pipeline'
+import { multipart, v } from '../helpers/request-pipeline'
 
 const OLD = '2000-01-01'
 const NEW = '2001-01-01'
@@ -28,15 +29,24 @@ test('regression: a form body reaches its converter with the values its version\
   }
   const bodies: unknown[] = []
   const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version(NEW, QuantityWasExtraCount), new Version(OLD)), async (api) => {
-    const content = { 'application/json': { schema: Order }, 'application/x-www-form-urlencoded': { schema: Order } }
+    const content = { 'application/json': { schema: Order }, 'application/x-www-form-urlencoded': { schema: Order }, 'multipart/form-data': { schema: Order } }
     api.post('/orders', { schema: { body: { content } } }, async (request) => {
       bodies.push(request.body)
       return {}
     })
-  }, { beforeVersioner: async (instance) => { await instance.register(formbody) } })
+  }, {
+    beforeVersioner: async (instance) => {
+      await instance.register(formbody)
+      await instance.register(multipartPlugin, { attachFieldsToBody: 'keyValues' })
+    }
+  })
+  const parts = multipart([{ name: 'extraCount', value: '2' }, { name: 'gift', value: 'true' }])
   const json = await app.inject({ method: 'POST', url: '/orders', headers: v(OLD), payload: { extraCount: 2, gift: true } })
   const form = await app.inject({ method: 'POST', url: '/orders', headers: v(OLD, FORM), payload: 'extraCount=2&gift=true' })
-  t.same([json.statusCode, form.statusCode], [200, 200])
-  t.strictSame(seen, [{ extraCount: 2, gift: true }, { extraCount: 2, gift: true }], 'the converter sees the form\'s values as its schema reads them')
-  t.strictSame(bodies, [{ quantity: 3, gift: true }, { quantity: 3, gift: true }], 'the handler gets three items from either body, not 21')
+  const sent = await app.inject({ method: 'POST', url: '/orders', headers: v(OLD, parts.headers), payload: parts.payload })
+  t.same([json.statusCode, form.statusCode, sent.statusCode], [200, 200, 200])
+  const values = { extraCount: 2, gift: true }
+  t.strictSame(seen, [values, values, values], 'the converter sees the forms\' values as their schema reads them')
+  const order = { quantity: 3, gift: true }
+  t.strictSame(bodies, [order, order, order], 'the handler gets three items from every body, not 21')
 })
