@@ -5,7 +5,10 @@ import { test } from 'tap'
 import { Type } from '@sinclair/typebox'
 import formbody from '@fastify/formbody'
 import multipartPlugin from '@fastify/multipart'
-import { ConvertRequestToNextVersionFor, HeadVersion, schema, Version, VersionBundle, VersionChange, type RequestInfo } from '../../plugin'
+import {
+  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, HeadVersion, schema, Version, VersionBundle, VersionChange, type RequestInfo,
+  type ResponseInfo
+} from '../../plugin'
 import { versionedApp } from '../helpers/apps'
 import { multipart, v } from '../helpers/request-pipeline'
 
@@ -49,4 +52,29 @@ test('regression: a form body reaches its converter with the values its version\
   t.strictSame(seen, [values, values, values], 'the converter sees the forms\' values as their schema reads them')
   const order = { quantity: 3, gift: true }
   t.strictSame(bodies, [order, order, order], 'the handler gets three items from every body, not 21')
+})
+
+test('regression: text under a media type that is not JSON is sent as it is, whatever its parameters say', async (t) => {
+  const User = Type.Object({ id: Type.String(), fullName: Type.String() }, { $id: 'User' })
+  class FullNameWasName extends VersionChange {
+    description = 'A user\'s name is now fullName.'
+    instructionsToMigrateToPreviousVersion = [schema(User).field('fullName').had({ name: 'name' })]
+
+    @ConvertResponseToPreviousVersionFor(User)
+    nameDown (response: ResponseInfo) {
+      response.body.name = response.body.fullName
+      delete response.body.fullName
+    }
+  }
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version(NEW, FullNameWasName), new Version(OLD)), async (api) => {
+    const content = { 'application/json': { schema: Type.Array(User) }, 'text/csv': { schema: Type.String() } }
+    // A count export: one cell of CSV, whose profile names the JSON Schema of the columns.
+    api.get('/users/count', { schema: { response: { 200: { content } } } }, async (_request, reply) =>
+      reply.type('text/csv; profile="https://acme.example/exports/count.json"').send('42\n'))
+  })
+  for (const version of [OLD, NEW]) {
+    const response = await app.inject({ url: '/users/count', headers: v(version) })
+    t.equal(response.body, '42\n', `${version}: the CSV as the handler wrote it`)
+    t.match(response.headers['content-type'], /^text\/csv; profile=/)
+  }
 })
