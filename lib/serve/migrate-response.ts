@@ -103,10 +103,7 @@ function unwrapWebResponse (reply: FastifyReply, payload: unknown): unknown {
   return response.body
 }
 
-/**
- * True for a JSON text payload (a string; buffers and streams are never parsed): under no media type, or one whose
- * type and subtype say JSON, as Fastify tells them (`text/csv; profile="….json"` is text).
- */
+/** True for a JSON text payload (a string; never a buffer or stream) under no media type or one JSON by its type and subtype, as Fastify tells it. */
 export function isJsonText (payload: unknown, reply: FastifyReply): payload is string {
   if (typeof payload !== 'string') return false
   const type = reply.getHeader('content-type')
