@@ -20,15 +20,14 @@ function isPart (value: unknown): value is MultipartPart {
   return typeof value === 'object' && value !== null && ((value as MultipartPart).type === 'field' || (value as MultipartPart).type === 'file')
 }
 
-/** A field's value as text; an object (nested by a custom url-encoded parser, or a multipart JSON field) as it is. */
-function fieldText (value: unknown): FormValue {
-  return typeof value === 'object' && value !== null ? value as FormValue : String(value)
-}
-
+/**
+ * A multipart part's value: a file's `FormFile`, a field's value as the body holds it (its text, or the number, flag or
+ * `null` the version's schema validated it into: decision 0300; a JSON field's object).
+ */
 function partToValue (part: unknown): FormValue {
   if (Buffer.isBuffer(part)) return { filename: '', mimetype: 'application/octet-stream', encoding: '7bit', data: part }
-  if (!isPart(part)) return fieldText(part)
-  if (part.type === 'field') return fieldText(part.value)
+  if (!isPart(part)) return part as FormValue
+  if (part.type === 'field') return part.value as FormValue
   return { filename: part.filename ?? '', mimetype: part.mimetype ?? 'application/octet-stream', encoding: part.encoding ?? '7bit', data: part._buf ?? Buffer.alloc(0) }
 }
 
@@ -42,7 +41,8 @@ export function readForm (kind: 'urlencoded' | 'multipart' | undefined, body: un
   if (kind === undefined || typeof body !== 'object' || body === null) return undefined
   const fields: FormFields = {}
   for (const [name, value] of Object.entries(body)) {
-    if (kind === 'urlencoded') setOwn(fields, name, Array.isArray(value) ? value.map(fieldText) : fieldText(value))
+    // Url-encoded values as the body holds them, as a JSON body's: text, or what the version's schema validated it into (decision 0300).
+    if (kind === 'urlencoded') setOwn(fields, name, Array.isArray(value) ? [...value] as FormValue[] : value as FormValue)
     else setOwn(fields, name, Array.isArray(value) ? value.map(partToValue) : partToValue(value))
   }
   return fields

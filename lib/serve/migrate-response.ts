@@ -13,7 +13,7 @@ import { VersionedResponseInfo } from './converter-inputs'
 import type { ConverterStep } from '../routes/converter-steps'
 import { requestState, type RequestState } from './request-state'
 import type { VersionBehaviour } from '../routes/version-plan'
-import { responseSlot, slotParts } from '../routes/schema-forms'
+import { mediaTypeOf, responseSlot, slotParts } from '../routes/schema-forms'
 import { appendLink, privateCacheControl } from './version-headers'
 import { processWarning } from '../core/warnings'
 import { ConverterFailedError, UnconvertibleResponseError } from '../core/errors'
@@ -103,11 +103,11 @@ function unwrapWebResponse (reply: FastifyReply, payload: unknown): unknown {
   return response.body
 }
 
-/** True for a JSON text payload (a string; buffers and streams are never parsed). */
+/** True for a JSON text payload (a string; never a buffer or stream) under no media type or one JSON by its type and subtype, as Fastify tells it. */
 export function isJsonText (payload: unknown, reply: FastifyReply): payload is string {
   if (typeof payload !== 'string') return false
   const type = reply.getHeader('content-type')
-  return type === undefined || /json/i.test(String(type))
+  return type === undefined || mediaTypeOf(type)?.includes('json') === true
 }
 
 /** Ends a stream (Node's or a Web one) a converter's body replaces, that no one else reads: its file or socket is let go. */
