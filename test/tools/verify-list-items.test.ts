@@ -50,7 +50,7 @@ test('a request converter that carries the first recipient of a list to HEAD and
 test('a converter that rebuilds the body in a later version, dropping the internal list an earlier one wrote, is named for the loss', async (t) => {
   // 2001-01-01 carries every recipient (the first as recipient, the others in the internal extraRecipients, which no
   // version declares); 2002-01-01 makes recipient an object and rebuilds the body, which drops extraRecipients.
-  const appOf = async (rebuild: (body: { subject: string, recipient: string, extraRecipients?: string[] }) => unknown) => {
+  const appOf = async (rebuild: (body: { subject: string, recipient: string, extraRecipients?: string[] }) => Record<string, unknown>) => {
     const MessageCreate = Type.Object({
       recipient: Type.Object({ address: Type.String({ format: 'email' }), name: Type.Optional(Type.String()) }),
       subject: Type.String(),
