@@ -16,7 +16,7 @@ import type { RouteSchema } from '../routes/version-plan'
 import type { VersionedRouteInfo } from '../routes/route-table'
 import type { VersionerState } from '../routes/versioner-state'
 import { DocumentValidator } from '../docs/example-validation'
-import { operationKeysOf, operationMethod } from '../docs/openapi-schemas'
+import { operationKeysOf, operationMethod, PLUGIN_ERROR_RESPONSES } from '../docs/openapi-schemas'
 import { pointerKey, pointerSegment } from '../core/json-schema'
 import { appAjvSetup } from '../core/strict-validator'
 import { ConverterFailedError } from '../core/errors'
@@ -176,7 +176,7 @@ function documentedBody (document: Json, operation: { pointer: string, responses
  * wrong (the field or parameter, as a word of its own, or the type expected) as validation's complaint does.
  */
 function fromValidation (body: string, named: string): boolean {
-  if (body.includes('FST_ERR_VALIDATION')) return true
+  if (body.includes(VALIDATION_CODE)) return true
   return /^[\w$-]+$/.test(named) ? body.split(/[^\w$-]+/).includes(named) : body.includes(named)
 }
 
@@ -249,7 +249,7 @@ async function errorBody (
   } catch {
     body = answer.body
   }
-  const complaint = pointer === null ? undefined : validator.check(pointer, body)
+  const complaint = pointer === null ? undefined : validator.check(pointer, body) ?? codeComplaint(pointer, status, body)
   if (pointer !== null && complaint === undefined) return undefined
   const sent = `a request that fails validation (${method} ${url} ${invalid.why}) is answered ${status} with ${shortly(answer.body)}`
   // One finding per route, invalid request and complaint: the versions where it shows are listed on it.
@@ -274,6 +274,18 @@ async function errorBody (
     example: { ...injected, url, ...(headers === undefined ? {} : { headers }) },
     text: ''
   }]
+}
+
+/** The code of Fastify's validation error, which the plugin's generic 400 names for a request invalid for the version. */
+const VALIDATION_CODE = 'FST_ERR_VALIDATION'
+
+/**
+ * For a 400 of validation documented by the plugin's generic 400 (`PLUGIN_ERROR_RESPONSES[0]`, whose description
+ * says a request invalid for the version answers FST_ERR_VALIDATION), the complaint when its body has another code.
+ */
+function codeComplaint (pointer: string, status: number, body: unknown): string | undefined {
+  if (status !== 400 || !pointer.startsWith(`/components/responses/${PLUGIN_ERROR_RESPONSES[0]}/`) || !isObject(body) || body.code === VALIDATION_CODE) return undefined
+  return `its code is ${body.code === undefined ? 'absent' : JSON.stringify(body.code)}, where that response says a request invalid for this version answers ${VALIDATION_CODE}`
 }
 
 /** The finding on one line: the route, its versions, what was sent and answered, the complaint, and the fix. */

@@ -63,8 +63,16 @@ interface Reached {
   readonly where: Where
   /** The strings the data delivers, read once for the levels sharing its copy and schema. */
   readonly strings: { delivered?: string[] }
-  readonly lost?: Array<[string, ReplayIssue]>
+  readonly lost?: Lost[]
 }
+
+/** A value a level's data loses: its key, its issue there, and whether the data still holds it out of sight (under a field the level does not declare). */
+type Lost = [string, ReplayIssue, boolean]
+
+/** Every place of any data, declared or not: what a converter of the next version change still reads. */
+const ANY_PLACE: Record<string, unknown> = {}
+ANY_PLACE.items = ANY_PLACE
+ANY_PLACE.additionalProperties = ANY_PLACE
 
 /**
  * The checks of the data a replay reaches at each level: valid for the level's schema, and where each value that
@@ -105,25 +113,39 @@ class LevelChecks {
     return undefined
   }
 
-  /** The issue of the first value missing at the last level, at the step after which it was first missing. */
+  /**
+   * The issue of the first value missing at the last level, at the step after which it was first missing: first gone
+   * from the data, where a level between holds it out of sight (an internal field one converter writes for the next),
+   * else first out of sight.
+   */
   lostIssue (): ReplayIssue | undefined {
     const last = this.reached.at(-1)?.where.reached
     const missing = this.reached.filter((level) => level.where.reached === last).flatMap((level) => this.lostAt(level).map(([key]) => key))
     if (missing.length === 0) return undefined
-    const firstMissing = new Map<string, ReplayIssue>()
+    const [firstGone, firstMissing] = [new Map<string, ReplayIssue>(), new Map<string, ReplayIssue>()]
     for (const level of this.reached) {
-      for (const [key, issue] of this.lostAt(level)) if (!firstMissing.has(key)) firstMissing.set(key, issue)
+      for (const [key, issue, held] of this.lostAt(level)) {
+        if (!firstMissing.has(key)) firstMissing.set(key, issue)
+        if (!held && !firstGone.has(key)) firstGone.set(key, issue)
+      }
     }
-    return firstMissing.get(missing[0])
+    return firstGone.get(missing[0]) ?? firstMissing.get(missing[0])
   }
 
   /** Follows no value further: a converter answered another status, whose body is another schema's. */
   forget (): void { this.reached.length = 0 }
 
-  private lostAt (level: Reached): Array<[string, ReplayIssue]> { return level.lost ?? this.lost(level) }
+  private lostAt (level: Reached): Lost[] { return level.lost ?? this.lost(level) }
 
-  /** The values a level's data loses, each with its key and its issue there. */
-  private lost (level: Reached): Array<[string, ReplayIssue]> {
+  /** The values a level's data loses, each with its key, its issue there, and whether the data holds it out of sight. */
+  private lost (level: Reached): Lost[] {
+    const missing = this.missing(level)
+    if (missing.length === 0) return []
+    const everywhere = deliveredStrings(ANY_PLACE, level.data, this.context.resolveRef)
+    return missing.map(([key, issue]) => [key, issue, typeof issue.value === 'string' && arrives(issue.value, everywhere, level.expected.byWords)])
+  }
+
+  private missing (level: Reached): Array<[string, ReplayIssue]> {
     const { schema, data, expected, where } = level
     const missing: Array<[string, ReplayIssue]> = []
     const note = (place: string, issue: Pick<ReplayIssue, 'pointer' | 'message' | 'value' | 'fix'>): void => {

@@ -89,6 +89,19 @@ test('an error handler sending what the documents say, or the shape the routes d
   t.same(errorBodies(await verify(plain, { examples: 1 })), [], 'no error handler at all')
 })
 
+test('an error handler answering validation with its own code, under the plugin\'s 400 that says FST_ERR_VALIDATION, is found; a route\'s own 400 is judged by its schema alone', async (t) => {
+  const ownCode = (error: FastifyError, _request: unknown, reply: { code: (status: number) => { send: (body: unknown) => unknown } }): unknown =>
+    reply.code(error.statusCode ?? 500).send({ statusCode: error.statusCode ?? 500, code: error.validation === undefined ? error.code : 'invalid_request', error: 'Bad Request', message: error.message })
+  const app = await projectsApp(t, { errorHandler: ownCode })
+  const findings = (await verify(app, { examples: 1 })).filter((found) => found.kind === 'error body')
+  t.same(findings.map((finding) => `${finding.route} ${finding.versions.join(',')} ${finding.part}`), ['POST /projects 2001-01-01,2000-01-01 response 400', 'GET /projects/:projectId 2001-01-01,2000-01-01 response 400'])
+  t.match(findings[0].text, /is answered 400 with \{"statusCode":400,"code":"invalid_request",.*which the 400 response of its document refuses: its code is "invalid_request", where that response says a request invalid for this version answers FST_ERR_VALIDATION/)
+  const noCode = await projectsApp(t, { errorHandler: (error, _request, reply) => reply.code(error.statusCode ?? 500).send({ statusCode: error.statusCode, error: 'Bad Request', message: error.message }) })
+  t.match((await verify(noCode, { examples: 1 })).find((found) => found.kind === 'error body')?.message, /its code is absent/)
+  const documented = await projectsApp(t, { errorHandler: ownCode, own400: true })
+  t.same(errorBodies(await verify(documented, { examples: 1 })), [], 'a route\'s own 400 names no code: its schema alone judges the body')
+})
+
 test('an answer other than 400 (an auth hook\'s 401) did not reach validation: no finding, whatever its body', async (t) => {
   const app = await projectsApp(t, { errorHandler: oneShape, auth: true })
   t.same(errorBodies(await verify(app, { examples: 1 })), [])

@@ -47,6 +47,55 @@ test('a request converter that carries the first recipient of a list to HEAD and
   t.match(findings[0].fix, /OneRecipientPerMessage\.firstRecipient/)
 })
 
+test('a converter that rebuilds the body in a later version, dropping the internal list an earlier one wrote, is named for the loss', async (t) => {
+  // 2001-01-01 carries every recipient (the first as recipient, the others in the internal extraRecipients, which no
+  // version declares); 2002-01-01 makes recipient an object and rebuilds the body, which drops extraRecipients.
+  const appOf = async (rebuild: (body: { subject: string, recipient: string, extraRecipients?: string[] }) => Record<string, unknown>) => {
+    const MessageCreate = Type.Object({
+      recipient: Type.Object({ address: Type.String({ format: 'email' }), name: Type.Optional(Type.String()) }),
+      subject: Type.String(),
+      extraRecipients: Type.Optional(Type.Array(Type.String({ format: 'email' })))
+    }, { $id: 'MessageCreate' })
+    class HideInternalFields extends VersionChange {
+      description = 'extraRecipients is internal.'
+      instructionsToMigrateToPreviousVersion = [schema(MessageCreate).field('extraRecipients').didntExist]
+    }
+    class NamedRecipients extends VersionChange {
+      description = 'A recipient is an object: its address and an optional name.'
+      instructionsToMigrateToPreviousVersion = [schema(MessageCreate).field('recipient').had({ type: Type.String({ format: 'email' }) })]
+
+      @ConvertRequestToNextVersionFor(MessageCreate)
+      recipientToObject (request: RequestInfo) {
+        request.body = rebuild(request.body as { subject: string, recipient: string, extraRecipients?: string[] })
+      }
+    }
+    class OneRecipientPerMessage extends VersionChange {
+      description = 'A message has one recipient (it had a list, to).'
+      instructionsToMigrateToPreviousVersion = [
+        schema(MessageCreate).field('recipient').didntExist,
+        schema(MessageCreate).formerField('to').existedAs({ type: Type.Array(Type.String({ format: 'email' }), { minItems: 1 }) })
+      ]
+
+      @ConvertRequestToNextVersionFor(MessageCreate)
+      everyRecipient (request: RequestInfo) {
+        const { to, ...rest } = request.body as { to: string[], subject: string }
+        request.body = { ...rest, recipient: to[0], ...(to.length > 1 ? { extraRecipients: to.slice(1) } : {}) }
+      }
+    }
+    const versions = new VersionBundle(new HeadVersion(HideInternalFields), new Version('2002-01-01', NamedRecipients), new Version('2001-01-01', OneRecipientPerMessage), new Version('2000-01-01'))
+    const app = await versionedApp(t, versions, async (api) => {
+      api.post('/messages', { schema: { body: MessageCreate, response: { 202: Type.Object({ id: Type.String() }) } } }, async () => ({ id: 'm1' }))
+    })
+    await app.ready()
+    return app
+  }
+  const kept = await appOf(({ recipient, ...rest }) => ({ ...rest, recipient: { address: recipient } }))
+  t.same((await verify(kept, { examples: 20 })).map((finding) => finding.text), [])
+  const findings = await verify(await appOf(({ subject, recipient }) => ({ subject, recipient: { address: recipient } })), { examples: 1 })
+  t.same(summary(findings), ['POST /messages 2000-01-01 request lost body/to/* after NamedRecipients (2002-01-01) by NamedRecipients.recipientToObject'])
+  t.match(findings[0].fix, /^Make NamedRecipients\.recipientToObject carry every item/)
+})
+
 test('a response converter that shows the first track of a playlist in a list shaped differently is found', async (t) => {
   const Playlist = Type.Object({ id: Type.String(), trackIds: Type.Array(Type.String()) }, { $id: 'Playlist' })
   class TracksBecameIds extends VersionChange {
