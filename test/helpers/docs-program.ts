@@ -79,14 +79,18 @@ export function publicExports (program: ts.Program, root = ROOT): PublicExport[]
 
 /**
  * The `@example` blocks of a declaration's JSDoc, as code blocks of its source file (`lib/…/file.ts`, at the line
- * of their first line of code): the tag's text is Markdown, read as the docs' Markdown is (fences, `check` comments).
+ * of their first line of code): the text from a comment's first `@example` to its end is Markdown, read as the docs'
+ * Markdown is (fences, `check` comments). Read to the comment's end, not the tag's: TypeScript ends a tag at a line
+ * starting with `@`, such as a decorator in the example's code.
  */
 export function jsdocExamples (declaration: ts.Declaration, root = ROOT): CodeBlock[] {
   const source = declaration.getSourceFile()
   const file = relative(root, source.fileName).split('\\').join('/')
-  return ts.getJSDocTags(declaration).filter((tag) => tag.tagName.text === 'example').flatMap((tag) => {
-    const start = source.getLineAndCharacterOfPosition(tag.tagName.end).line
-    const lines = source.text.slice(tag.tagName.end, tag.end).split('\n').map((line) => line.replace(/^\s*\*( |$)/, '').replace(/\s*\*\/\s*$/, ''))
+  const comments = new Set(ts.getJSDocTags(declaration).filter((tag) => tag.tagName.text === 'example').map((tag) => tag.parent))
+  return [...comments].flatMap((comment) => {
+    const first = (comment.tags ?? []).find((tag) => tag.tagName.text === 'example') as ts.JSDocTag
+    const start = source.getLineAndCharacterOfPosition(first.tagName.end).line
+    const lines = source.text.slice(first.tagName.end, comment.end).split('\n').map((line) => line.replace(/^\s*\*( |$)/, '').replace(/\s*\*\/\s*$/, ''))
     return codeBlocks(file, lines.join('\n')).map((block) => ({ ...block, line: block.line + start }))
   })
 }
