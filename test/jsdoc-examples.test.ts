@@ -25,8 +25,7 @@ const exported = publicExports(entries)
  */
 const WITHOUT_EXAMPLE = new Set<string>([
   'VersionedScope', 'DocsOptions', 'DocsHooks', 'OpenApiBase', 'DeclaredWebhook', 'WebhookSignatureHeaders',
-  'Changelog', 'ChangelogEntryData', 'UpgradeChange', 'UpgradeOperation', 'VersionPickerOptions',
-  'ApiVersionLocation', 'ApiVersionFormat', 'ApiVersionDefaultValue', 'DependencySolver',
+  'Changelog', 'ChangelogEntryData', 'UpgradeChange', 'UpgradeOperation', 'DependencySolver',
   'MigrateResponseBodyOptions', 'ServedRoute', 'JsonPatchOperation', 'PreviewRequestError', 'RecordedRequest',
   'RecordedResponse', 'RouteSchema', 'RouteAttributes', 'VersionBundleOptions', 'VersionLifecycle',
   'VersionChangeClass', 'SchemaInstructionBuilder', 'FieldInstructionBuilder', 'ValidatorInstructionBuilder',
@@ -48,8 +47,7 @@ const WITHOUT_EXAMPLE = new Set<string>([
   'InvalidWebhookSecretError', 'VersionerAlreadyRegisteredError', 'VersionPickerError', 'InvalidUpgradeRangeError',
   'VerifyFinding', 'VerifyFindings', 'VerifyOptions', 'UnverifiedNote', 'ReplaceFinding', 'ErrorBodyFinding',
   'CarrierFinding', 'ReplaceFromEveryVersionOptions', 'ReplaceFromVersionFinding', 'ChannelOptions',
-  'InvalidExamplesOptions', 'ServedDocument', 'CheckResult', 'CompareOptions', 'DocumentChange', 'CommandOutput',
-  'MutateOptions', 'MutantVerdict', 'MutationReport', 'MutantOperator'
+  'InvalidExamplesOptions', 'ServedDocument', 'CheckResult', 'CompareOptions', 'DocumentChange', 'CommandOutput'
 ])
 
 /**
