@@ -86,9 +86,9 @@ export function publicExports (program: ts.Program, root = ROOT): PublicExport[]
 export function jsdocExamples (declaration: ts.Declaration, root = ROOT): CodeBlock[] {
   const source = declaration.getSourceFile()
   const file = relative(root, source.fileName).split('\\').join('/')
-  const comments = new Set(ts.getJSDocTags(declaration).filter((tag) => tag.tagName.text === 'example').map((tag) => tag.parent))
-  return [...comments].flatMap((comment) => {
-    const first = (comment.tags ?? []).find((tag) => tag.tagName.text === 'example') as ts.JSDocTag
+  const firsts = new Map<ts.Node, ts.JSDocTag>()
+  for (const tag of ts.getJSDocTags(declaration)) if (tag.tagName.text === 'example' && !firsts.has(tag.parent)) firsts.set(tag.parent, tag)
+  return [...firsts].flatMap(([comment, first]) => {
     const start = source.getLineAndCharacterOfPosition(first.tagName.end).line
     const lines = source.text.slice(first.tagName.end, comment.end).split('\n').map((line) => line.replace(/^\s*\*( |$)/, '').replace(/\s*\*\/\s*$/, ''))
     return codeBlocks(file, lines.join('\n')).map((block) => ({ ...block, line: block.line + start }))
