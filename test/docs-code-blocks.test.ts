@@ -4,7 +4,8 @@
  * - `ts` / `typescript` and `js` blocks are written to test/.tmp/docs-blocks, one module each, with the imports and
  *   preludes they need (test/helpers/docs-preludes.ts), and type-checked together: one TypeScript program, with the
  *   project's compiler options (JavaScript with checkJs), against the package's sources (`'fastify-versioner'` is
- *   rewritten to plugin.ts, `'fastify-versioner/tools'` to tools.ts).
+ *   rewritten to plugin.ts, `'fastify-versioner/tools'` to tools.ts: the entries of package.json's `exports`), by
+ *   test/helpers/docs-program.ts, which also checks the JSDoc examples (test/jsdoc-examples.test.ts).
  * - Blocks marked `<!-- check: run -->` (TypeScript or JavaScript) are then executed with tsx and must exit 0 (they
  *   assert what they show).
  * - `sh` blocks are parsed by bash (`bash -n`); each `fastify-versioner` command must be a real command with its real
@@ -15,14 +16,15 @@
 import { test, type Test } from 'tap'
 import { execFile } from 'node:child_process'
 import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import { dirname, join, relative, resolve } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import ts from 'typescript'
 import { parseDocument, isMap, isPair, isScalar, isSeq, type Node as YamlNode } from 'yaml'
 import { USAGE } from '../lib/tools/cli'
 import {
   codeBlocks, headingAnchors, markdownFiles, readText, relativeLinks, type CodeBlock
 } from './helpers/markdown-blocks'
-import { ENTRIES, LIBRARY_IMPORTS, MODULE_STUBS, PRELUDES, packageExports, preludeLines, type Provided } from './helpers/docs-preludes'
+import { MODULE_STUBS, PRELUDES } from './helpers/docs-preludes'
+import { compilerOptions, diagnose, entriesProgram, publicExports, where, writeBlock } from './helpers/docs-program'
 
 const root = resolve(__dirname, '..')
 const tmp = join(root, 'test', '.tmp', 'docs-blocks')
@@ -33,7 +35,6 @@ const COMPILED = new Set(['ts', 'typescript', 'js'])
 const files = markdownFiles(root)
 const texts = new Map(files.map((file) => [file, readText(join(root, file))]))
 const blocks = files.flatMap((file) => codeBlocks(file, texts.get(file) as string))
-const where = (block: { file: string, line: number }): string => `${block.file}:${block.line}`
 
 /** A block the test writes itself, which must fail to compile: proves that failures are reported, at the right line. */
 const BROKEN: CodeBlock = {
@@ -60,64 +61,6 @@ test('every block names a known language, and every check comment is well formed
   t.comment(`skipped: ${skipped.map((block) => `${where(block)} (${block.directive.skip as string})`).join('; ') || 'none'}`)
 })
 
-interface Written { readonly block: CodeBlock, readonly path: string, readonly header: number }
-
-/** Writes a block as a module under test/.tmp/docs-blocks, with what it needs before it. */
-function writeBlock (block: CodeBlock, exported: readonly Provided[]): Written {
-  const js = block.lang === 'js'
-  const name = `${block.file.replace(/\.md$/, '').replace(/[^\w-]+/g, '_')}-L${block.line}.${js ? 'js' : 'ts'}`
-  const path = join(tmp, name)
-  const toRepository = (file: string): string => relative(tmp, join(root, file)).split('\\').join('/')
-  const entries = new Map(ENTRIES.map(({ specifier, file }) => [specifier, toRepository(file)]))
-  const specifier = (module: string): string => entries.get(module) ?? (module.startsWith('examples/') ? toRepository(module) : module)
-  const available = [...block.directive.preludes.flatMap((prelude) => PRELUDES[prelude] ?? []), ...exported, ...LIBRARY_IMPORTS]
-  const header = preludeLines(block.code, available, specifier, js)
-  const code = block.code.replace(/(from\s+|require\(\s*|import\(\s*)'(fastify-versioner(?:\/tools)?)'/g,
-    (_match, lead: string, module: string) => `${lead}'${specifier(module)}'`)
-  writeFileSync(path, `${[...header, code].join('\n')}\nexport {}\n`)
-  return { block, path, header: header.length }
-}
-
-/** The compiler options of the docs program: the project's, as an ESM application would compile its code. */
-function compilerOptions (): ts.CompilerOptions {
-  const config = ts.readConfigFile(join(root, 'tsconfig.json'), ts.sys.readFile)
-  const parsed = ts.parseJsonConfigFileContent(config.config, ts.sys, root)
-  return {
-    ...parsed.options,
-    noEmit: true,
-    // ESM with top-level await, as in the docs; one module system for the blocks and the package's sources.
-    module: ts.ModuleKind.Preserve,
-    moduleResolution: ts.ModuleResolutionKind.Bundler,
-    allowJs: true,
-    checkJs: true,
-    // Excerpts declare what they show, and may not use all of it.
-    noUnusedLocals: false,
-    noUnusedParameters: false,
-    declaration: false,
-    declarationMap: false,
-    sourceMap: false
-  }
-}
-
-/** Each diagnostic of the written blocks as `file.md:line: message`. */
-function diagnose (program: ts.Program, written: readonly Written[]): string[] {
-  const messages = [...program.getOptionsDiagnostics(), ...program.getGlobalDiagnostics()]
-    .map((diagnostic) => `compiler: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')}`)
-  for (const item of written) {
-    const source = program.getSourceFile(item.path)
-    if (source === undefined) {
-      messages.push(`${where(item.block)}: not in the program`)
-      continue
-    }
-    for (const diagnostic of [...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source)]) {
-      const line = diagnostic.start === undefined ? 0 : source.getLineAndCharacterOfPosition(diagnostic.start).line
-      const at = line < item.header ? `${where(item.block)} (in its prelude)` : `${item.block.file}:${item.block.line + line - item.header}`
-      messages.push(`${at}: TS${diagnostic.code} ${ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')}`)
-    }
-  }
-  return messages
-}
-
 function run (file: string, args: string[], cwd = root): Promise<{ code: number, output: string }> {
   const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', _TAPJS_PROCESSINFO_COVERAGE_: '0' }
   return new Promise((resolve) => {
@@ -134,14 +77,15 @@ test('TypeScript and JavaScript blocks compile, in one program, and blocks marke
   writeFileSync(join(tmp, 'package.json'), '{ "type": "module" }\n')
   const stubs = join(tmp, 'modules.d.ts')
   writeFileSync(stubs, MODULE_STUBS)
-  const exported = packageExports(root)
+  const entries = entriesProgram()
+  const exported = publicExports(entries)
   const checked = blocks.filter((block) => COMPILED.has(block.lang) && block.directive.skip === undefined)
-  const written = [...checked, BROKEN].map((block) => writeBlock(block, exported))
+  const written = [...checked, BROKEN].map((block) => writeBlock(block, exported, tmp))
   // The runnable blocks run in child processes while this one compiles.
   const runnable = written.filter((item) => item.block.directive.run)
   const running = Promise.all(runnable.map((item) => run(process.execPath, ['--import', tsx, item.path])))
   const started = Date.now()
-  const program = ts.createProgram([stubs, ...written.map((item) => item.path)], compilerOptions())
+  const program = ts.createProgram([stubs, ...written.map((item) => item.path)], compilerOptions(), undefined, entries)
   const messages = diagnose(program, written)
   t.comment(`${checked.length} blocks type-checked in one program in ${((Date.now() - started) / 1000).toFixed(1)} s`)
 

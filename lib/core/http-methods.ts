@@ -11,7 +11,14 @@ const HTTP_METHODS = ['ACL', 'BIND', 'CHECKOUT', 'CONNECT', 'COPY', 'DELETE', 'G
   'MERGE', 'MKACTIVITY', 'MKCALENDAR', 'MKCOL', 'MOVE', 'NOTIFY', 'OPTIONS', 'PATCH', 'POST', 'PROPFIND', 'PROPPATCH', 'PURGE',
   'PUT', 'QUERY', 'REBIND', 'REPORT', 'SEARCH', 'SOURCE', 'SUBSCRIBE', 'TRACE', 'UNBIND', 'UNLINK', 'UNLOCK', 'UNSUBSCRIBE'] as const
 
-/** One HTTP method, in upper case (lower case is accepted where methods are given). */
+/**
+ * One HTTP method, in upper case (lower case is accepted where methods are given).
+ * @example
+ * ```ts
+ * const methods: HttpMethod[] = ['GET', 'POST']
+ * const instruction = endpoint('/users', methods).didntExist
+ * ```
+ */
 export type HttpMethod = typeof HTTP_METHODS[number]
 
 // The running Node's own list decides (a newer Node may know more methods than the list above).

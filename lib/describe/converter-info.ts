@@ -8,10 +8,28 @@
  * The body type a converter works on when it does not name one: an object whose fields may be read and
  * written freely, because a converter by definition handles two shapes of the same data. Give the generic
  * parameter (e.g. `RequestInfo<Static<typeof OldSchema>>`) to type it.
+ * @example
+ * ```ts
+ * declare const response: ResponseInfo
+ * const body: UntypedBody = response.body // HEAD's shape going in, the version's coming out: written freely
+ * body.address = body.addresses[0]
+ * delete body.addresses
+ * ```
  */
 export type UntypedBody = Record<string, any>
 
-/** An uploaded file in a multipart form. */
+/**
+ * An uploaded file in a multipart form.
+ * @example
+ * ```ts
+ * declare const request: RequestInfo
+ * const avatar = request.form?.avatar
+ * if (typeof avatar === 'object' && !Array.isArray(avatar)) {
+ *   const file: FormFile = avatar
+ *   console.log(file.filename, file.mimetype, file.data.length)
+ * }
+ * ```
+ */
 export interface FormFile {
   /** The field's file name, as the client sent it. */
   filename: string
@@ -26,13 +44,42 @@ export interface FormFile {
 /**
  * One value of a form field: text, or an uploaded file. A value a custom url-encoded parser nests (`a[b]=1` read by
  * `qs`) or a multipart JSON field (parsed by `@fastify/multipart`) is the object it was parsed into.
+ * @example
+ * ```ts
+ * declare const request: RequestInfo
+ * const value: FormValue | FormValue[] | undefined = request.form?.name
+ * if (typeof value === 'string') request.form = { ...request.form, fullName: value }
+ * ```
  */
 export type FormValue = string | FormFile
 
-/** The fields of an `application/x-www-form-urlencoded` or `multipart/form-data` body, by name. */
+/**
+ * The fields of an `application/x-www-form-urlencoded` or `multipart/form-data` body, by name.
+ * @example
+ * ```ts
+ * class RenameSignUpField extends VersionChange {
+ *   description = 'The sign-up form sends `fullName` instead of `name`.'
+ *   instructionsToMigrateToPreviousVersion = []
+ *
+ *   @ConvertRequestToNextVersionFor('/signup', ['POST'])
+ *   renameField (request: RequestInfo) {
+ *     const form: FormFields | undefined = request.form
+ *     if (form?.name !== undefined) request.body = { ...request.body, fullName: form.name }
+ *   }
+ * }
+ * ```
+ */
 export type FormFields = Record<string, FormValue | FormValue[]>
 
-/** Options of a cookie set or deleted by a response converter. */
+/**
+ * Options of a cookie set or deleted by a response converter.
+ * @example
+ * ```ts
+ * declare const response: ResponseInfo
+ * const options: CookieOptions = { path: '/', httpOnly: true, sameSite: 'lax' }
+ * response.setCookie('api_version', '2000-01-01', options) // the version this client was served
+ * ```
+ */
 export interface CookieOptions {
   path?: string
   domain?: string

@@ -8,7 +8,16 @@ import { routeSchemaIn, type RouteSchema } from './version-plan'
 import { prepareSchema } from './prepared-schemas'
 import type { VersionerState } from './versioner-state'
 
-/** One route as a version serves it. */
+/**
+ * One route as a version serves it.
+ * @example
+ * ```ts
+ * declare const app: FastifyInstance
+ * await app.ready()
+ * const routes: readonly VersionedRouteInfo[] = app.versioner.routes.get('2000-01-01') ?? []
+ * for (const route of routes) console.log(route.methods.join(','), route.path, 'serves HEAD', route.headPath)
+ * ```
+ */
 export interface VersionedRouteInfo {
   readonly methods: readonly HttpMethod[]
   /** The path in this version (prefixes included, without the version segment). */

@@ -13,6 +13,13 @@ export type { GenerateVersionedSchemasOptions }
 /**
  * The schemas of one version: `get(HeadSchema)` gives that version's form of a HEAD schema (the HEAD
  * object itself when the version does not change it).
+ * @example
+ * ```ts
+ * declare const versions: VersionBundle
+ * const UserResource = Type.Object({ id: Type.String(), addresses: Type.Array(Type.String()) })
+ * const oldest: SchemaLookup = generateVersionedSchemas(versions).get('2000-01-01')
+ * const OldUser = oldest.get(UserResource) // the user as 2000-01-01 sees it
+ * ```
  */
 export interface SchemaLookup {
   /** The version value. */
@@ -21,7 +28,16 @@ export interface SchemaLookup {
   get: { (schema: TSchema): TSchema, (schema: SchemaLike): SchemaLike }
 }
 
-/** The schemas of every version of a bundle. `get(version)` gives a version's {@link SchemaLookup}. */
+/**
+ * The schemas of every version of a bundle. `get(version)` gives a version's {@link SchemaLookup}.
+ * @example
+ * ```ts
+ * declare const versions: VersionBundle
+ * const UserResource = Type.Object({ id: Type.String() })
+ * const schemas: VersionedSchemas = generateVersionedSchemas(versions)
+ * for (const lookup of schemas) console.log(lookup.version, lookup.get(UserResource) === UserResource ? 'as HEAD' : 'changed')
+ * ```
+ */
 export class VersionedSchemas implements Iterable<SchemaLookup> {
   /** @internal */
   readonly generation: SchemaGeneration

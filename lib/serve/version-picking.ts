@@ -12,16 +12,49 @@ import { isIsoDate, isMonth, monthOf } from '../core/iso-date'
 import type { VersionBundle } from '../describe/versions'
 import { releasedNow, type ReleaseSource } from './release-clock'
 
-/** Where the version travels in a request. */
+/**
+ * Where the version travels in a request.
+ * @example
+ * ```ts
+ * declare const versions: VersionBundle
+ * const apiVersionLocation: ApiVersionLocation = 'path' // GET /2000-01-01/users/1 rather than an x-api-version header
+ * await Fastify().register(fastifyVersioner, { versions, apiVersionLocation })
+ * ```
+ */
 export type ApiVersionLocation = 'header' | 'path'
 
-/** How version values are written and compared: ISO dates, months (`YYYY-MM`), or any string (no waterfalling). */
+/**
+ * How version values are written and compared: ISO dates, months (`YYYY-MM`), or any string (no waterfalling).
+ * @example
+ * ```ts
+ * declare const versions: VersionBundle
+ * const apiVersionFormat: ApiVersionFormat = 'month' // versions written 2024-06, 2024-09…
+ * await Fastify().register(fastifyVersioner, { versions, apiVersionFormat })
+ * ```
+ */
 export type ApiVersionFormat = 'date' | 'month' | 'string'
 
-/** The default version of requests that name none: a version, or a function of the request. */
+/**
+ * The default version of requests that name none: a version, or a function of the request.
+ * @example
+ * ```ts
+ * declare const versions: VersionBundle
+ * declare function pinnedVersionOf (apiKey: string | undefined): Promise<string>
+ * const apiVersionDefaultValue: ApiVersionDefaultValue = (request) => pinnedVersionOf(request.headers['x-api-key'] as string | undefined)
+ * await Fastify().register(fastifyVersioner, { versions, apiVersionDefaultValue })
+ * ```
+ */
 export type ApiVersionDefaultValue = string | ((request: FastifyRequest) => string | Promise<string>)
 
-/** What a `VersionPicker` is built with (the plugin passes its options). */
+/**
+ * What a `VersionPicker` is built with (the plugin passes its options).
+ * @example
+ * ```ts
+ * declare const versions: VersionBundle
+ * const options: VersionPickerOptions = { versions, location: 'header', format: 'date', parameterName: 'x-api-version', defaultValue: '2001-01-01' }
+ * const picker = new VersionPicker(options)
+ * ```
+ */
 export interface VersionPickerOptions {
   readonly versions: VersionBundle
   readonly location: ApiVersionLocation

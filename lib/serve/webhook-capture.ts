@@ -8,7 +8,15 @@ import { copyJson } from '../values/json-copy'
 import { redact } from '../values/redaction'
 import type { ResolvedCaptureExchanges } from './serve-options'
 
-/** One version's body of a captured render: the version, and the body as its subscribers received it (parsed JSON). */
+/**
+ * One version's body of a captured render: the version, and the body as its subscribers received it (parsed JSON).
+ * @example
+ * ```ts
+ * declare const message: CapturedWebhook
+ * const bodies: readonly CapturedBody[] = message.deliveries
+ * for (const { version, body } of bodies) console.log(version, JSON.stringify(body)) // each version's payload, as sent
+ * ```
+ */
 export interface CapturedBody {
   readonly version: string
   readonly body: unknown
@@ -55,7 +63,15 @@ export interface WebhookCapture {
   readonly publish: (rendered: RenderedForCapture) => void
 }
 
-/** A webhook rendered while an exchange was served: its name and method, and how many times (`CapturedExchange.renders`). */
+/**
+ * A webhook rendered while an exchange was served: its name and method, and how many times (`CapturedExchange.renders`).
+ * @example
+ * ```ts
+ * declare const exchange: CapturedExchange
+ * const renders: readonly RenderCount[] = exchange.renders ?? []
+ * for (const { name, method, count } of renders) console.log(`${method} ${name} rendered ${count} time(s) while serving it`)
+ * ```
+ */
 export interface RenderCount {
   readonly name: string
   readonly method: string

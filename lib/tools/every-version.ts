@@ -14,10 +14,27 @@ import type { VersionedRouteInfo } from '../routes/route-table'
 import { versionedApis, versionerStateOf, type VersionedApi } from './versioned-apis'
 import { releasedNow, type ReleaseSource } from '../serve/release-clock'
 
-/** The request to inject: the same for every version, or built for each version. */
+/**
+ * The request to inject: the same for every version, or built for each version.
+ * @example
+ * ```ts
+ * declare const app: FastifyInstance
+ * const request: EveryVersionRequest = (version) => ({ method: 'GET', url: '/users/1', headers: { 'x-api-version': version } })
+ * const answers = await injectEveryVersion(app, request)
+ * ```
+ */
 export type EveryVersionRequest = InjectOptions & { url: string } | ((version: string) => InjectOptions & { url: string })
 
-/** Options of {@link injectEveryVersion}. */
+/**
+ * Options of {@link injectEveryVersion}.
+ * @example
+ * ```ts
+ * declare const app: FastifyInstance
+ * const options: InjectEveryVersionOptions = { versions: ['2000-01-01', '2001-01-01'] }
+ * const answers = await injectEveryVersion(app, { method: 'GET', url: '/users/1' }, options)
+ * for (const [version, answer] of answers) console.log(version, answer.statusCode)
+ * ```
+ */
 export interface InjectEveryVersionOptions {
   /**
    * Only these versions (default: every version in which the route exists): any value the API accepts (a plain date

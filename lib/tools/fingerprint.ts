@@ -13,7 +13,14 @@ import { fingerprintOf } from '../docs/fingerprint'
 import { readSaved } from './check'
 import { fileNameOf } from './export'
 
-/** The fingerprint of the documents saved in a folder, and the versions counted. */
+/**
+ * The fingerprint of the documents saved in a folder, and the versions counted.
+ * @example
+ * ```ts
+ * const saved: SavedFingerprint = await savedFingerprint('openapi', new Set())
+ * console.log(saved.fingerprint, saved.documents) // [ '2000-01-01', '2001-01-01', 'unversioned' ]
+ * ```
+ */
 export interface SavedFingerprint {
   readonly fingerprint: string
   /** The file names counted (`2001-01-01`, `unversioned`…), sorted. */

@@ -15,7 +15,15 @@ import {
 } from './converter-effects'
 import type { ConverterRun } from './converter-tracking'
 
-/** How a mutant changes what its converter does. */
+/**
+ * How a mutant changes what its converter does.
+ * @example
+ * ```ts
+ * declare const report: MutationReport
+ * const operator: MutantOperator = 'field dropped'
+ * const survivors = report.mutants.filter((mutant) => mutant.operator === operator && mutant.verdict === 'survived')
+ * ```
+ */
 export type MutantOperator = 'skipped' | 'field dropped' | 'value reverted' | 'string truncated' | 'number rounded' | 'mapping swapped'
 
 /** One mutant: a converter, an operator and the place it applies to (none for `skipped`). */

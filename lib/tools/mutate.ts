@@ -23,7 +23,17 @@ import { retypedAlikeIssues } from './verify-retyped-alike'
 import { converterLiterals } from './converter-literals'
 import { selectApis, versionerStateOf } from './versioned-apis'
 
-/** Options of {@link mutateConverters}. */
+/**
+ * Options of {@link mutateConverters}.
+ * @example
+ * ```ts
+ * import { readFile } from 'node:fs/promises'
+ * declare const app: FastifyInstance
+ * const { exchanges, deliveries } = readTraffic(await readFile('traffic.ndjson', 'utf8'))
+ * const options: MutateOptions = { traffic: exchanges, deliveries, examples: 50, seed: 7 }
+ * const report = await mutateConverters(app, options)
+ * ```
+ */
 export interface MutateOptions {
   /** Recorded exchanges (`readTraffic(...).exchanges`), replayed against each mutant too. */
   readonly traffic?: readonly TrafficLine[]
@@ -37,7 +47,15 @@ export interface MutateOptions {
   readonly api?: string
 }
 
-/** What became of one mutant. */
+/**
+ * What became of one mutant.
+ * @example
+ * ```ts
+ * declare const report: MutationReport
+ * const survived: MutantVerdict[] = report.mutants.filter((mutant) => mutant.verdict === 'survived')
+ * for (const mutant of survived) console.log(`${mutant.version} ${mutant.converter}: ${mutant.description} survived; test that converter`)
+ * ```
+ */
 export interface MutantVerdict {
   /** `AmountsInCents.totalFromCents: number rounded at body/total`. */
   readonly description: string
@@ -54,7 +72,15 @@ export interface MutantVerdict {
   readonly detail?: string
 }
 
-/** What `mutate` found. */
+/**
+ * What `mutate` found.
+ * @example
+ * ```ts
+ * declare const app: FastifyInstance
+ * const report: MutationReport = await mutateConverters(app)
+ * console.log(`score ${report.score ?? 'n/a'} %: ${report.killed} killed, ${report.survived} survived, ${report.equivalent} equivalent`)
+ * ```
+ */
 export interface MutationReport {
   /** Killed mutants among the non-equivalent ones, in percent; `undefined` when every mutant is equivalent. */
   readonly score: number | undefined

@@ -4,7 +4,15 @@
  */
 import type { AppBuilder } from './handler-replay'
 
-/** One exchange that no longer migrates as it did, or (with `handlers`) that a fresh application answers otherwise. */
+/**
+ * One exchange that no longer migrates as it did, or (with `handlers`) that a fresh application answers otherwise.
+ * @example
+ * ```ts
+ * declare const report: ReplayReport
+ * const differs: ReplayFinding[] = report.findings.filter((finding) => finding.kind === 'differs')
+ * for (const finding of differs) console.log(`${finding.version} ${finding.route} ${finding.direction} ${finding.part}${finding.pointer}`)
+ * ```
+ */
 export interface ReplayFinding {
   /** The line of the traffic file. */
   readonly line: number
@@ -53,7 +61,16 @@ export interface NotReplayed {
   readonly message: string
 }
 
-/** What `replay` found. */
+/**
+ * What `replay` found.
+ * @example
+ * ```ts
+ * declare const app: FastifyInstance
+ * declare const traffic: Traffic
+ * const report: ReplayReport = await replayTraffic(app, traffic)
+ * if (report.findings.length > 0) process.exitCode = 1
+ * ```
+ */
 export interface ReplayReport {
   readonly findings: readonly ReplayFinding[]
   /** The exchanges replayed (every exchange of the file, but those of other APIs). */
@@ -73,7 +90,17 @@ export interface ReplayReport {
   readonly answers?: { readonly compared: number, readonly volatile: number }
 }
 
-/** Options of {@link replayTraffic}. */
+/**
+ * Options of {@link replayTraffic}.
+ * @example
+ * ```ts
+ * declare const app: FastifyInstance
+ * declare const traffic: Traffic
+ * declare function buildApp (): Promise<FastifyInstance> // a fresh application, with an empty store
+ * const options: ReplayTrafficOptions = { api: 'public', handlers: buildApp }
+ * const report = await replayTraffic(app, traffic, options)
+ * ```
+ */
 export interface ReplayTrafficOptions {
   /** The one API to replay (its name or prefix), when the application has several. */
   readonly api?: string

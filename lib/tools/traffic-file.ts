@@ -10,31 +10,80 @@ import type { CapturedExchange } from '../serve/exchange-capture'
 import type { CapturedWebhook } from '../serve/webhook-capture'
 import { parseJsonText } from './json-text'
 
-/** An exchange of a traffic file: `latest` is missing from files recorded before it was (then, the newest version now). */
+/**
+ * An exchange of a traffic file: `latest` is missing from files recorded before it was (then, the newest version now).
+ * @example
+ * ```ts
+ * declare const line: TrafficLine
+ * const exchange: RecordedExchange = line.exchange
+ * console.log(exchange.version, exchange.latest ?? 'recorded before latest was', exchange.route.url)
+ * ```
+ */
 export type RecordedExchange = Omit<CapturedExchange, 'latest'> & { readonly latest?: string }
 
-/** An exchange read from a traffic file, with its line (from 1). */
+/**
+ * An exchange read from a traffic file, with its line (from 1).
+ * @example
+ * ```ts
+ * import { readFile } from 'node:fs/promises'
+ * const traffic = readTraffic(await readFile('traffic.ndjson', 'utf8'))
+ * const first: TrafficLine | undefined = traffic.exchanges[0]
+ * if (first !== undefined) console.log(`line ${first.line}: ${first.exchange.route.method} ${first.exchange.route.url}`)
+ * ```
+ */
 export interface TrafficLine {
   readonly line: number
   readonly exchange: RecordedExchange
 }
 
-/** A webhook render of a traffic file (decision 0238): `latest` and `timestamp` may be missing from files written by hand. */
+/**
+ * A webhook render of a traffic file (decision 0238): `latest` and `timestamp` may be missing from files written by hand.
+ * @example
+ * ```ts
+ * declare const line: DeliveryLine
+ * const render: RecordedWebhook = line.delivery
+ * console.log(render.webhook.name, render.latest ?? 'written by hand')
+ * ```
+ */
 export type RecordedWebhook = Omit<CapturedWebhook, 'latest' | 'timestamp'> & { readonly latest?: string, readonly timestamp?: number }
 
-/** A webhook render read from a traffic file, with its line (from 1). */
+/**
+ * A webhook render read from a traffic file, with its line (from 1).
+ * @example
+ * ```ts
+ * declare const traffic: Traffic
+ * const renders: readonly DeliveryLine[] = traffic.deliveries
+ * for (const { line, delivery } of renders) console.log(`line ${line}: webhook ${delivery.webhook.name}`)
+ * ```
+ */
 export interface DeliveryLine {
   readonly line: number
   readonly delivery: RecordedWebhook
 }
 
-/** A line that is not an exchange: its number and what is wrong. */
+/**
+ * A line that is not an exchange: its number and what is wrong.
+ * @example
+ * ```ts
+ * declare const traffic: Traffic
+ * const problems: readonly TrafficProblem[] = traffic.problems
+ * for (const { line, message } of problems) console.error(`traffic.ndjson:${line}: ${message}`)
+ * ```
+ */
 export interface TrafficProblem {
   readonly line: number
   readonly message: string
 }
 
-/** What a traffic file holds: its exchanges, its webhook renders, and its lines that are neither. */
+/**
+ * What a traffic file holds: its exchanges, its webhook renders, and its lines that are neither.
+ * @example
+ * ```ts
+ * import { readFile } from 'node:fs/promises'
+ * const traffic: Traffic = readTraffic(await readFile('traffic.ndjson', 'utf8'))
+ * console.log(`${traffic.exchanges.length} exchanges, ${traffic.deliveries.length} webhook renders, ${traffic.problems.length} bad lines`)
+ * ```
+ */
 export interface Traffic {
   readonly exchanges: readonly TrafficLine[]
   readonly deliveries: readonly DeliveryLine[]

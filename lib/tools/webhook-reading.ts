@@ -16,13 +16,31 @@ import { toolFacts } from './export'
 import type { HttpMethod } from '../core/http-methods'
 import type { DeclaredWebhook } from '../routes/webhooks'
 
-/** A delivery as the application sent it: the body text and the headers. */
+/**
+ * A delivery as the application sent it: the body text and the headers.
+ * @example
+ * ```ts
+ * declare const app: FastifyInstance
+ * declare const request: { body: string, headers: Record<string, string | undefined> } // what the subscriber's endpoint received
+ * const sent: SentWebhook = { body: request.body, headers: request.headers }
+ * const findings = readWebhookDelivery(app, sent, { name: 'invoice.paid', secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' })
+ * ```
+ */
 export interface SentWebhook {
   readonly body: string
   readonly headers: Readonly<Record<string, string | undefined>>
 }
 
-/** Options of {@link readWebhookDelivery}. */
+/**
+ * Options of {@link readWebhookDelivery}.
+ * @example
+ * ```ts
+ * declare const app: FastifyInstance
+ * declare const sent: SentWebhook
+ * const options: ReadWebhookDeliveryOptions = { name: 'invoice.paid', secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' }
+ * const findings = readWebhookDelivery(app, sent, options)
+ * ```
+ */
 export interface ReadWebhookDeliveryOptions {
   /** The webhook the delivery is an event of (the name given to `webhooks.add()`). */
   readonly name: string
@@ -39,6 +57,13 @@ export interface ReadWebhookDeliveryOptions {
  * - `'signature'`: no `webhook-signature` is the body's, by the secret (the subscriber refuses the delivery);
  * - `'version'`: the version header is missing, names no version of the API, or one that lacks the webhook;
  * - `'body'`: the body is not JSON, or not the webhook's payload in the version the header names.
+ * @example
+ * ```ts
+ * declare const app: FastifyInstance
+ * declare const sent: SentWebhook
+ * const findings: WebhookDeliveryFinding[] = readWebhookDelivery(app, sent, { name: 'invoice.paid', secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' })
+ * for (const { kind, message } of findings) console.error(`${kind}: ${message}`) // 'version': the header names no version…
+ * ```
  */
 export interface WebhookDeliveryFinding {
   readonly kind: 'signature' | 'version' | 'body'

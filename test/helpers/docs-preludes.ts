@@ -1,18 +1,16 @@
 /**
- * What a TypeScript or JavaScript block of the docs may use without declaring it, for
- * test/docs-code-blocks.test.ts.
+ * What a TypeScript or JavaScript block of the docs (or a JSDoc `@example`) may use without declaring it, for
+ * test/docs-code-blocks.test.ts and test/jsdoc-examples.test.ts.
  *
  * - Automatic imports: a name the block uses but neither imports nor declares is imported when the package exports
- *   it (read from plugin.ts, or tools.ts for `fastify-versioner/tools`), or when it is TypeBox's `Type` / `Static` / `TSchema`, or Fastify's default export
- *   `Fastify` and its `FastifyInstance` / `FastifyRequest` / `FastifyReply` / `FastifyPluginAsync` types.
+ *   it (an entry of package.json's `exports`, read by test/helpers/docs-program.ts), or when it is TypeBox's `Type` /
+ *   `Static` / `TSchema`, or Fastify's default export `Fastify` and its `FastifyInstance` / `FastifyRequest` / `FastifyReply` / `FastifyPluginAsync` types.
  * - Named preludes (`<!-- check: prelude=name -->`): declarations of names an excerpt refers to, e.g. the example
  *   application's schemas, or an `app` with the plugin registered. Only the names the block uses are added.
  *
  * Imports of 'fastify-versioner' and 'fastify-versioner/tools' (the block's own and the automatic ones) are rewritten
  * to the repository's plugin.ts and tools.ts, so blocks are checked against the sources.
  */
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
 import ts from 'typescript'
 
 /** One name a block may use: imported from a module (`from`), or declared by a line of code (`declare`). */
@@ -22,47 +20,6 @@ export interface Provided {
   readonly isDefault?: boolean
   readonly isType?: boolean
   readonly declare?: string
-}
-
-/** The module specifier that stands for the package in the docs; blocks are compiled against `plugin.ts`. */
-const PACKAGE = 'fastify-versioner'
-
-/** The package's entries: each specifier of the docs, with the root file blocks are compiled against. */
-export const ENTRIES: ReadonlyArray<{ readonly specifier: string, readonly file: string }> = [
-  { specifier: PACKAGE, file: 'plugin' },
-  { specifier: `${PACKAGE}/tools`, file: 'tools' }
-]
-
-/** Every name the entries export (plugin.ts, tools.ts), each from its entry, with whether it is a type only (`export *` modules read too). */
-export function packageExports (root: string): Provided[] {
-  const provided: Provided[] = []
-  const read = (file: string, from: string): void => {
-    const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest)
-    for (const statement of source.statements) {
-      const modifiers = ts.canHaveModifiers(statement) ? ts.getModifiers(statement) ?? [] : []
-      const exported = modifiers.some((modifier) => modifier.kind === ts.SyntaxKind.ExportKeyword)
-      if (ts.isExportDeclaration(statement)) {
-        const target = statement.moduleSpecifier as ts.StringLiteral | undefined
-        if (statement.exportClause === undefined && target !== undefined) {
-          read(join(file, '..', `${target.text}.ts`), from)
-        } else if (statement.exportClause !== undefined && ts.isNamedExports(statement.exportClause)) {
-          for (const element of statement.exportClause.elements) {
-            provided.push({ name: element.name.text, from, isType: statement.isTypeOnly || element.isTypeOnly })
-          }
-        }
-      } else if (exported && ts.isVariableStatement(statement)) {
-        for (const declaration of statement.declarationList.declarations) {
-          if (ts.isIdentifier(declaration.name)) provided.push({ name: declaration.name.text, from })
-        }
-      } else if (exported && (ts.isFunctionDeclaration(statement) || ts.isClassDeclaration(statement)) && statement.name !== undefined) {
-        provided.push({ name: statement.name.text, from })
-      } else if (exported && (ts.isInterfaceDeclaration(statement) || ts.isTypeAliasDeclaration(statement))) {
-        provided.push({ name: statement.name.text, from, isType: true })
-      }
-    }
-  }
-  for (const { specifier, file } of ENTRIES) read(join(root, `${file}.ts`), specifier)
-  return provided
 }
 
 /** The automatic imports besides the package's own exports. */

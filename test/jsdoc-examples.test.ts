@@ -1,0 +1,144 @@
+/**
+ * JSDoc with an example on every export: every name the package's public entries export (package.json's `exports`,
+ * read by the compiler, `export *` followed) has an `@example` in its JSDoc, and every example compiles against the
+ * entries the way the docs' blocks do (test/helpers/docs-program.ts): one module each, with the automatic imports
+ * (the package's names, TypeBox's `Type` / `Static`, Fastify's), and the preludes a `<!-- check: prelude=name -->`
+ * comment before its fence asks for; all in one program.
+ */
+import { test } from 'tap'
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { join, relative, resolve } from 'node:path'
+import ts from 'typescript'
+import { MODULE_STUBS } from './helpers/docs-preludes'
+import { compilerOptions, diagnose, entriesProgram, jsdocExamples, publicExports, where, writeBlock } from './helpers/docs-program'
+import type { CodeBlock } from './helpers/markdown-blocks'
+
+const root = resolve(__dirname, '..')
+const tmp = join(root, 'test', '.tmp', 'jsdoc-examples')
+
+const entries = entriesProgram()
+const exported = publicExports(entries)
+
+/**
+ * Exports without an example yet (or with one that is no ```ts block). This list only shrinks: a name given its example
+ * must leave it (the test says so), and a new export is never added to it.
+ */
+const WITHOUT_EXAMPLE = new Set<string>([
+  'VersionedScope', 'DocsOptions', 'DocsHooks', 'OpenApiBase', 'DeclaredWebhook', 'WebhookSignatureHeaders',
+  'Changelog', 'ChangelogEntryData', 'UpgradeChange', 'UpgradeOperation', 'DependencySolver',
+  'MigrateResponseBodyOptions', 'ServedRoute', 'JsonPatchOperation', 'PreviewRequestError', 'RecordedRequest',
+  'RecordedResponse', 'RouteSchema', 'RouteAttributes', 'VersionBundleOptions', 'VersionLifecycle',
+  'VersionChangeClass', 'SchemaInstructionBuilder', 'FieldInstructionBuilder', 'ValidatorInstructionBuilder',
+  'EnumInstructionBuilder', 'EndpointInstructionBuilder', 'SchemaInstruction', 'EnumInstruction',
+  'EndpointInstruction', 'FieldKeywords', 'FieldKeywordName', 'FieldHadAttributes', 'FieldExistedAsAttributes',
+  'EndpointHadAttributes', 'EnumValue', 'SchemaHadInstruction', 'FieldHadInstruction', 'FieldDidntHaveInstruction',
+  'FieldExistedAsInstruction', 'FieldDidntExistInstruction', 'ValidatorExistedInstruction',
+  'ValidatorDidntExistInstruction', 'EnumHadInstruction', 'EnumDidntHaveInstruction', 'EndpointExistenceInstruction',
+  'EndpointHadInstruction', 'ConverterDecorator', 'RequestConverterOptions', 'ResponseConverterOptions',
+  'ResponsePathConverterOptions', 'ExtendedProperties', 'ObjectSchemaLike', 'StaticOf',
+  'GenerateVersionedSchemasOptions', 'VersionerStructureError', 'InvalidGenerationInstructionError',
+  'RouterGenerationError', 'RouterPathParamsModifiedError',
+  'RouteRequestBySchemaConverterDoesNotApplyToAnythingError',
+  'RouteResponseBySchemaConverterDoesNotApplyToAnythingError', 'RouteByPathConverterDoesNotApplyToAnythingError',
+  'InstructionDoesNotApplyToAnythingError', 'VersionerLatestRequestValidationError', 'ConverterFailedError',
+  'UnconvertibleResponseError', 'LintingError', 'InvalidApiVersionError', 'MissingApiVersionError',
+  'UnknownVersionError', 'VersionChangeNotBoundError', 'InvalidOptionError', 'NotReadyError',
+  'OpenApiVersionNotFoundError', 'VersionerToolError', 'UnknownWebhookError', 'InvalidWebhookBodyError',
+  'InvalidWebhookSecretError', 'VersionerAlreadyRegisteredError', 'VersionPickerError', 'InvalidUpgradeRangeError',
+  'VerifyFinding', 'VerifyFindings', 'VerifyOptions', 'UnverifiedNote', 'ReplaceFinding', 'ErrorBodyFinding',
+  'CarrierFinding', 'ReplaceFromEveryVersionOptions', 'ReplaceFromVersionFinding', 'ChannelOptions',
+  'InvalidExamplesOptions', 'ServedDocument', 'CheckResult', 'CompareOptions', 'DocumentChange', 'CommandOutput'
+])
+
+/**
+ * Exports whose examples are fragments that do not compile yet (names they do not declare). This list only shrinks: an
+ * example made whole (it declares what it uses) must leave it, and a new example is never added to it.
+ */
+const FRAGMENTS = new Set<string>([
+  'ResponseInfo', 'RequestInfo', 'ConvertResponseToPreviousVersionFor', 'fastifyVersioner', 'versioned',
+  'FastifyVersionerOptions', 'Webhooks', 'WebhookDefinition', 'RenderWebhookOptions', 'WebhookDelivery',
+  'SkippedSubscriber', 'FailedSubscriber', 'RenderedWebhook', 'renderWebhook', 'signWebhook', 'WebhookRenderedEvent',
+  'RenderedSubscriber', 'UpgradeGuide', 'VersionPicker', 'currentDependencySolver', 'fieldsTheVersionLacks',
+  'migrateResponseBody', 'ServedEvent', 'UpgradePreviewOptions', 'UpgradePreviewEvent', 'CaptureExchangesOptions',
+  'CapturedExchange', 'CapturedWebhook', 'VersionerDecoration', 'Version', 'HeadVersion', 'VersionBundle',
+  'VersionChange', 'VersionChangeWithSideEffects', 'schema', 'enumeration', 'FieldName', 'Instruction',
+  'SchemaHadAttributes', 'DerivationSource', 'Brownout', 'ConvertRequestToNextVersionFor', 'ExtendedObjectSchema',
+  'SchemaLike', 'withValidators', 'generateVersionedSchemas', 'errorCodes', 'verify', 'injectEveryVersion',
+  'readWebhookDelivery', 'replaceFromEveryVersion', 'exportDocuments', 'invalidExamples', 'servedDocuments',
+  'checkDocuments', 'compareDocuments', 'typesModule', 'readTraffic', 'replayTraffic', 'NotReplayed',
+  'mutateConverters', 'savedFingerprint'
+])
+
+/** Where a declaration is: `file:line`. */
+function declaredAt (declaration: ts.Declaration): string {
+  const source = declaration.getSourceFile()
+  return where({ file: relative(root, source.fileName), line: source.getLineAndCharacterOfPosition(declaration.getStart()).line + 1 })
+}
+
+test('every export of the public entries has an @example in its JSDoc, a ```ts block', async (t) => {
+  t.ok(exported.length > 150, `${exported.length} exports of ${[...new Set(exported.map((item) => item.from))].join(', ')}`)
+  t.ok(exported.some((item) => item.name === 'errorCodes' && item.from === 'fastify-versioner'), '`export *` is followed')
+  const missing = exported.filter((item) => !item.declarations.some((declaration) => jsdocExamples(declaration).length > 0))
+  t.same(missing.filter((item) => !WITHOUT_EXAMPLE.has(item.name)).map((item) => `${item.from}: ${item.name} (${item.declarations.map(declaredAt).join(', ')})`),
+    [], 'add an @example with a ```ts block: how a user meets the name')
+  const names = new Set(missing.map((item) => item.name))
+  t.same([...WITHOUT_EXAMPLE].filter((name) => !names.has(name)), [], 'has its example now: take it off WITHOUT_EXAMPLE')
+  t.comment(`${WITHOUT_EXAMPLE.size} exports still without an example`)
+})
+
+/** The examples of the exports, each once (a name exported twice, or under two names, has one declaration), with the names they document. */
+function examples (): Map<string, { block: CodeBlock, names: Set<string> }> {
+  const found = new Map<string, { block: CodeBlock, names: Set<string> }>()
+  for (const item of exported) {
+    for (const block of item.declarations.flatMap((declaration) => jsdocExamples(declaration))) {
+      const known = found.get(where(block)) ?? { block, names: new Set<string>() }
+      known.names.add(item.name)
+      found.set(where(block), known)
+    }
+  }
+  return found
+}
+
+/** A declaration the test writes itself, whose example must fail to compile at its own line of the source file. */
+const BROKEN = ts.createSourceFile(join(root, 'lib', 'self-test.ts'), [
+  '/**',
+  ' * A count.',
+  ' * @example',
+  ' * ```ts',
+  ' * const count: number = 1',
+  ' * const name: string = count // this line must be reported as lib/self-test.ts:6',
+  ' * ```',
+  ' */',
+  'export const count = 1'
+].join('\n'), ts.ScriptTarget.Latest, true)
+
+test('every @example compiles against the public entries, in one program', async (t) => {
+  rmSync(tmp, { recursive: true, force: true })
+  mkdirSync(tmp, { recursive: true })
+  writeFileSync(join(tmp, 'package.json'), '{ "type": "module" }\n')
+  const stubs = join(tmp, 'modules.d.ts')
+  writeFileSync(stubs, MODULE_STUBS)
+  const found = [...examples().values()]
+  for (const { block } of found) {
+    if (block.lang !== 'ts') t.fail(`${where(block)}: an example is a \`\`\`ts block, not '${block.lang}'`)
+    if (block.directiveError !== undefined) t.fail(`${where(block)}: ${block.directiveError}`)
+    if (block.directive.run) t.fail(`${where(block)}: examples are type-checked, not run`)
+  }
+  const broken = jsdocExamples((BROKEN.statements[0] as ts.VariableStatement).declarationList.declarations[0])
+  t.match(broken, [{ file: 'lib/self-test.ts', line: 5, lang: 'ts' }], 'an example is read at its line of the source file')
+  const checked = found.filter(({ block }) => block.lang === 'ts' && block.directive.skip === undefined)
+  const written = [...checked.map(({ block }) => block), ...broken].map((block) => writeBlock(block, exported, tmp))
+  const started = Date.now()
+  const program = ts.createProgram([stubs, ...written.map((item) => item.path)], compilerOptions(), undefined, entries)
+  const messages = written.map((item) => diagnose(program, [item]).filter((message) => !message.startsWith('compiler: ')))
+  t.comment(`${checked.length} examples type-checked in one program in ${((Date.now() - started) / 1000).toFixed(1)} s`)
+  t.same(diagnose(program, []), [], 'the compiler options are sound')
+  const selfTest = messages[messages.length - 1]
+  t.match(selfTest, [/^lib\/self-test\.ts:6: TS2322 /], 'an example that does not compile is reported, at its line of the source file')
+  t.equal(selfTest.length, 1, 'and nothing else of it is')
+  const fragment = checked.map(({ names }) => [...names].some((name) => FRAGMENTS.has(name)))
+  t.same(messages.slice(0, -1).filter((_, index) => !fragment[index]).flat(), [], 'every example compiles')
+  const failing = new Set(checked.flatMap(({ names }, index) => messages[index].length > 0 ? [...names] : []))
+  t.same([...FRAGMENTS].filter((name) => !failing.has(name)), [], 'compiles now (or has no example): take it off FRAGMENTS')
+  t.comment(`${FRAGMENTS.size} exports whose examples do not compile yet`)
+})
