@@ -22,6 +22,8 @@ import { ConverterTargets } from './converter-targets'
  */
 export class ChangeLevels {
   private readonly targets: ConverterTargets
+  /** The generation walked change by change: its levels are the version levels and the shapes between changes. */
+  readonly generation: SchemaGeneration
   /** The level of the walk by change that each version level is (index = version level). */
   private readonly levelOfVersion: number[] = []
 
@@ -39,7 +41,17 @@ export class ChangeLevels {
         levels.push(main.levels[index + 1])
       }
     })
-    this.targets = new ConverterTargets(SchemaGeneration.ofSteps(main, split, levels), split)
+    this.generation = SchemaGeneration.ofSteps(main, split, levels)
+    this.targets = new ConverterTargets(this.generation, split)
+  }
+
+  /**
+   * The level of {@link generation} where change `index` (as listed) of the version at `step` meets a body: its newer
+   * side for a response (after the changes listed before it), its older side for a request (after those listed after
+   * it and itself undone).
+   */
+  levelOf (at: { step: number, index: number, direction: 'request' | 'response' }): number {
+    return this.levelOfVersion[at.step] + (at.direction === 'request' ? at.index + 1 : at.index)
   }
 
   /**
@@ -49,9 +61,8 @@ export class ChangeLevels {
    * can meet): the caller takes the version's.
    */
   collectorFor (root: TSchema, target: TSchema, at: { step: number, index: number, direction: 'request' | 'response' }): Collector | null | undefined {
-    const level = this.levelOfVersion[at.step] + (at.direction === 'request' ? at.index + 1 : at.index)
     try {
-      return this.targets.collectorFor(root, target, level)
+      return this.targets.collectorFor(root, target, this.levelOf(at))
     } catch (error) {
       if (error instanceof InvalidGenerationInstructionError) return undefined
       throw error

@@ -185,8 +185,8 @@ export class ConverterPlanner {
     return result
   }
 
-  /** The shapes between the changes of a version (./change-levels.ts). */
-  private changeLevels (): ChangeLevels {
+  /** The shapes between the changes of a version (./change-levels.ts); the `types` tool types converters by them. */
+  changeLevels (): ChangeLevels {
     this.between ??= new ChangeLevels(this.generation, this.steps)
     return this.between
   }

@@ -12,6 +12,7 @@ import { UNVERSIONED } from '../docs/openapi-documents'
 import { operationKeysOf, operationMethod } from '../docs/openapi-schemas'
 import { servedDocuments, toolVersions, type ChannelOptions } from './export'
 import { follow } from './document-places'
+import { betweenChanges } from './between-changes'
 import { docComment, isObject, literal, printType, propertyKey, type Json, type JsonObject } from './type-printer'
 
 const PARAMETER_PARTS: Readonly<Record<string, string>> = { path: 'params', query: 'query', header: 'headers', cookie: 'cookies' }
@@ -104,7 +105,7 @@ function changesOf (app: FastifyInstance, values: readonly string[]): string {
   return entries.map(([name, older, newer]) => `  ${propertyKey(name)}: { older: ${literal(older)}, newer: ${literal(newer)} }`).join('\n')
 }
 
-const HELPERS = `/** The version changes between two documented versions (not HEAD's own, whose newer side is HEAD: use its TypeBox types). */
+const HELPERS = (sided: boolean): string => `/** The version changes between two documented versions (not HEAD's own, whose newer side is HEAD: use its TypeBox types). */
 export type DocumentedChange = { [C in keyof Changes]: Changes[C]['newer'] extends Version ? C : never }[keyof Changes]
 
 type Older<C extends DocumentedChange> = Changes[C]['older']
@@ -113,11 +114,10 @@ type Newer<C extends DocumentedChange> = Extract<Changes[C]['newer'], Version>
 /**
  * A named schema as the two versions of a version change have it: type a request converter with
  * \`RequestInfo<Conversion<C, Name>['older'], Conversion<C, Name>['newer']>\` and a response converter with
- * \`ResponseInfo<Conversion<C, Name>['newer'], Conversion<C, Name>['older']>\`.
+ * \`ResponseInfo<Conversion<C, Name>['newer'], Conversion<C, Name>['older']>\`.${sided ? SIDED_NOTE : ''}
  */
 export type Conversion<C extends DocumentedChange, Name extends keyof Schemas[Older<C>] & keyof Schemas[Newer<C>]> = {
-  older: Schemas[Older<C>][Name]
-  newer: Schemas[Newer<C>][Name]
+${sided ? SIDED : PLAIN}
 }
 
 /** A route as the two versions of a version change have it (request parts and responses). */
@@ -125,6 +125,24 @@ export type RouteConversion<C extends DocumentedChange, Route extends keyof Rout
   older: Routes[Older<C>][Route]
   newer: Routes[Newer<C>][Route]
 }
+`
+
+/** Conversion's sides: the versions'. */
+const PLAIN = `  older: Schemas[Older<C>][Name]
+  newer: Schemas[Newer<C>][Name]`
+
+/** Conversion's comment where a version holds changes that edit one schema. */
+const SIDED_NOTE = `
+ * Where another change of its version edits the schema first, a side is the shape between them (\`ChangeSides\`).`
+
+/** Conversion's sides where a version holds changes that edit one schema: the shape between them, as `ChangeSides` names it. */
+const SIDED = `  older: Side<C, 'older', Name, Schemas[Older<C>][Name]>
+  newer: Side<C, 'newer', Name, Schemas[Newer<C>][Name]>`
+
+/** The type \`Side\` of a module holding \`ChangeSides\`. */
+const SIDE = `/** \`Name\` on one side of change \`C\`: the shape \`ChangeSides\` gives it there, else its version's (\`Otherwise\`). */
+type Side<C, S extends string, Name, Otherwise> =
+  C extends keyof ChangeSides ? S extends keyof ChangeSides[C] ? Name extends keyof ChangeSides[C][S] ? ChangeSides[C][S][Name] : Otherwise : Otherwise : Otherwise
 `
 
 function block (name: string, comment: string, members: Array<[string, string]>): string {
@@ -142,6 +160,7 @@ function block (name: string, comment: string, members: Array<[string, string]>)
  */
 export async function typesModule (app: FastifyInstance, options: ChannelOptions = {}): Promise<string> {
   const values = toolVersions(app, options)
+  const sided = betweenChanges(app, values)
   const documents = new Map<string, VersionTypes>()
   for (const { version, body } of await servedDocuments(app, options)) {
     if (version !== UNVERSIONED) documents.set(version, new VersionTypes(version, JSON.parse(body.toString('utf8')) as JsonObject))
@@ -162,6 +181,8 @@ export async function typesModule (app: FastifyInstance, options: ChannelOptions
     "/** Each version change, by class name: the version before it and the version it gives ('HEAD' for HeadVersion's). */",
     `export interface Changes {\n${changesOf(app, values)}\n}`,
     '',
-    HELPERS
+    ...(sided === '' ? [] : [sided]),
+    HELPERS(sided !== ''),
+    ...(sided === '' ? [] : [SIDE])
   ].join('\n')
 }
