@@ -94,9 +94,11 @@ import { measureCorpus, measureOne, mutantsFolder, mutantTypeErrors, scoreOf, sc
 // not negated, a refusal's status instructed with had({ statusCode })): 74 % (154 of 208: 74.04 %; the 196 still
 // 149, the 12 new 5), asserted rounded down.
 // 76.1 % (150 of 197) measured before it with the PATCH of decision 0295 (a PATCH given the create's converters).
+// 74.2 % (156 of 210: 74.29 %) once the corpus held an old client's PATCH of an address whose country a converter
+// defaults and verify reported a nested field an update cannot send (decision 0301), asserted rounded down.
 // Raise it as the tools learn; the goal is 95 %. Never lower it to let a mistake through: fix the tool, or say in the
 // docs what it misses (a corpus grown blind measures the proof anew: that is not lowering it).
-const THRESHOLD = 74
+const THRESHOLD = 74.2
 // With the example's recorded traffic replayed (examples/traffic.ts, recorded once from each correct app) through the
 // converters and, since decision 0234, the handlers of fresh apps of the mutant, as a team replays its own in CI: 98 % (48 of 49), then 96.8 % (61 of 63) once the corpus grew: recorded exchanges hold no
 // webhook; then 90.8 % (69 of 76): recorded exchanges hold no PUT that leaves a field out, nor a list longer than
@@ -152,8 +154,9 @@ const THRESHOLD = 74
 // 87.5 % (182 of 208) once the corpus grew blind a thirteenth time (decision 0292: replay --handlers catches 3 of its
 // 7 misses, the event's milliseconds, the sorted lines and the hasMore not negated), exact.
 // 88.8 % (175 of 197) measured before it with the PATCH of decision 0295.
+// 87.6 % (184 of 210: 87.62 %) with the PATCH of an address of decision 0301, asserted rounded down.
 // The same rule: raised as the tools learn, never lowered.
-const WITH_TRAFFIC = 87.5
+const WITH_TRAFFIC = 87.6
 // With the example's own tests that run its handlers (test/helpers/example-tests.ts: replaceFromEveryVersion on a
 // customer it stores, readWebhookDelivery on each invoice.paid it sends), as a team's suite runs them in CI: the
 // mistakes only a handler shows (keeps declared and not kept, PUT made a merge, a webhook sent as HEAD builds it).
@@ -187,8 +190,9 @@ const WITH_TRAFFIC = 87.5
 // 75.9 % (158 of 208: 75.96 %) once the corpus grew blind a thirteenth time (decision 0292: they catch none of its 7
 // misses), asserted rounded down.
 // 78.2 % (154 of 197) measured before it with the PATCH of decision 0295.
+// 76.1 % (160 of 210: 76.19 %) with the PATCH of an address of decision 0301, asserted rounded down.
 // The same rule.
-const WITH_HANDLERS = 75.9
+const WITH_HANDLERS = 76.1
 // verify's examples per route, version, direction and part: fewer than the command's 200, for speed (the same score
 // at 20 and at 200 when this was measured).
 const EXAMPLES = 20
