@@ -1,7 +1,8 @@
 /**
  * What `verify` reports about partial updates (a `PATCH` that is not a full replace): a top-level HEAD body field the
  * request converters of a version set in every update from it that leaves out what its clients send the field as
- * (every update, for a field the version lacks) overwrites the stored value (decisions 0175, 0295).
+ * (every update, for a field the version lacks) overwrites the stored value (decisions 0175, 0295), as does a field
+ * the version lacks inside an object or list item, set in every one the updates send (decision 0301).
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
@@ -23,6 +24,16 @@ const OVERWRITES = 'the request converters of this version set this field, which
 const DEFAULTED = 'HEAD\'s schema of this partial update gives this field, which the clients of this version cannot send, a default, which Fastify\'s ' +
   'validation fills, after the converters, in every update from it: each one overwrites the stored value. Leave the default out of the schema of ' +
   'the update\'s body (Type.Partial keeps it; give it where the resource is created), as HEAD\'s own clients lose the stored value the same way'
+
+/**
+ * A field inside an object (or each item of a list) that the version lacks, which its request converters or HEAD's
+ * defaults set in every partial update from it sending that object (decision 0301).
+ */
+const NESTED = 'the clients of this version cannot send this field, but in every partial update from it that sends the object holding it, ' +
+  'the request converters (or a default of HEAD\'s schema) set it: each one overwrites the stored value (a converter cannot see it). Set it ' +
+  'only where the stored value is absent, in the handler (fieldsTheVersionLacks(request) lists it: keep the stored value there, whether the ' +
+  'handler merges the object or replaces it); if HEAD\'s schema of the update requires it, make it optional there (Type.Partial of the ' +
+  'nested object too, as an update leaves out what it does not change) and leave its default out'
 
 /**
  * A field the version has (or sets from the fields declared its sources) that its request converters set in every
@@ -94,7 +105,8 @@ export function updateWatch (generation: SchemaGeneration, at: Updated, lacked: 
   // out, the fields the client sent in all of them, and the step that set it in the first.
   const fields = new Map([...lacked.filter((pointer) => pointer.lastIndexOf('/') === 0).map((pointer) => [pointer, lacking] as const), ...sent]
     .map(([pointer, as]) => [pointer, { as: as.key === undefined ? as.sources : [as.key], always: true, defaulted: false, sent: undefined as Set<string> | undefined, by: undefined as SetBy | undefined }]))
-  if (fields.size === 0) return undefined
+  const nested = nestedWatch(lacked.filter((pointer) => pointer.lastIndexOf('/') > 0))
+  if (fields.size === 0 && nested === undefined) return undefined
   const names = new Map<number, ReadonlyMap<string, SentAs> | undefined>()
   // The step whose converters first set the field at `pointer` (its name at each level followed), going up from the version.
   const setBy = (pointer: string, trail: Trail): SetBy | undefined => {
@@ -111,6 +123,7 @@ export function updateWatch (generation: SchemaGeneration, at: Updated, lacked: 
       const keys = typeof client === 'object' && client !== null ? Object.keys(client) : []
       const body = { body: copyJson(converted) }
       at.served(body)
+      nested?.saw(converted, body.body)
       for (const [pointer, field] of fields) {
         if (field.as.some((key) => keys.includes(key))) continue
         // A default HEAD's validation fills counts for a field the version lacks only: HEAD's own clients send the others.
@@ -122,10 +135,37 @@ export function updateWatch (generation: SchemaGeneration, at: Updated, lacked: 
       }
     },
     done: () => {
+      for (const pointer of nested?.found() ?? []) note(pointer, NESTED, undefined)
       for (const [pointer, field] of fields) {
         if (!field.always || field.sent === undefined || ![...field.sent].every((key) => required.has(key))) continue
         note(pointer, field.as.length > 0 ? setUnsent(field.as) : field.defaulted ? DEFAULTED : OVERWRITES, field.by)
       }
     }
+  }
+}
+
+/**
+ * A watch over the fields a version lacks inside objects and list items (`pointers`, deeper than the top): one that
+ * every object holding it in the converted examples holds, set by the converters or by HEAD's validation, is `found`
+ * (decision 0301). An object the client does not send is not looked at.
+ */
+function nestedWatch (pointers: readonly string[]): { saw: (converted: unknown, served: unknown) => void, found: () => string[] } | undefined {
+  if (pointers.length === 0) return undefined
+  const fields = pointers.map((pointer) => {
+    const cut = pointer.lastIndexOf('/')
+    return { pointer, parent: pointer.slice(0, cut), key: pointerKey(pointer.slice(cut + 1)), always: true, held: false }
+  })
+  const holders = (body: unknown, parent: string): object[] =>
+    valuesAtPointer(body, parent).filter((value): value is object => typeof value === 'object' && value !== null && !Array.isArray(value))
+  return {
+    saw: (converted, served) => {
+      for (const field of fields) {
+        // HEAD's validation fills defaults in place: the served body's objects stand where the converted one's do.
+        const [before, after] = [holders(converted, field.parent), holders(served, field.parent)]
+        field.held ||= before.length > 0
+        if (before.some((object, index) => !Object.hasOwn(object, field.key) && !Object.hasOwn(Object(after[index]), field.key))) field.always = false
+      }
+    },
+    found: () => fields.filter(({ always, held }) => always && held).map(({ pointer }) => pointer)
   }
 }
