@@ -24,10 +24,30 @@ export interface FormFile {
 }
 
 /**
- * One value of a form field: text, or an uploaded file. A value a custom url-encoded parser nests (`a[b]=1` read by
- * `qs`) or a multipart JSON field (parsed by `@fastify/multipart`) is the object it was parsed into.
+ * A form field's value that a parser gave as other than text: a field a custom url-encoded parser nests (`a[b]=1`
+ * read by `qs` is `{ b: '1' }`), or a multipart field sent as `application/json` (parsed by `@fastify/multipart`:
+ * an object, an array, a number, `true`, `false` or `null`). It reaches converters and the handler as parsed.
  */
-export type FormValue = string | FormFile
+export type FormParsedValue = number | boolean | null | unknown[] | { [key: string]: unknown }
+
+/**
+ * One value of a form field: text, an uploaded file, or a value parsed from the field's text. Tell a file from a
+ * parsed object with {@link isFormFile}, not by `typeof value === 'string'` alone.
+ */
+export type FormValue = string | FormFile | FormParsedValue
+
+/**
+ * True for an uploaded file ({@link FormFile}, its content a `Buffer`); false for text and for a parsed value, even
+ * one with a `data` member.
+ * @example
+ * ```ts
+ * const avatar = request.form?.avatar
+ * if (isFormFile(avatar)) request.form!.avatar = { ...avatar, filename: avatar.filename.toLowerCase() }
+ * ```
+ */
+export function isFormFile (value: unknown): value is FormFile {
+  return typeof value === 'object' && value !== null && Buffer.isBuffer((value as Partial<FormFile>).data)
+}
 
 /** The fields of an `application/x-www-form-urlencoded` or `multipart/form-data` body, by name. */
 export type FormFields = Record<string, FormValue | FormValue[]>
