@@ -2,7 +2,7 @@
  * Form bodies as converters see them (`RequestInfo.form`): the fields of an url-encoded or attached multipart body, and back.
  * @module
  */
-import type { FormFields, FormFile, FormValue } from '../describe/converter-info'
+import { isFormFile, type FormFields, type FormValue } from '../describe/converter-info'
 import { setOwn } from '../core/own-properties'
 
 interface MultipartPart {
@@ -14,15 +14,26 @@ interface MultipartPart {
   encoding?: string
   _buf?: Buffer
   toBuffer?: () => Promise<Buffer>
+  fields?: Record<string, unknown>
 }
 
+/**
+ * A part `@fastify/multipart` made (`attachFieldsToBody: true`), or this module wrote back: it is found in the fields
+ * it names. A field's parsed JSON value shaped like one (`{ "type": "field" }` under `'keyValues'`) is not, JSON having
+ * no object found inside itself.
+ */
 function isPart (value: unknown): value is MultipartPart {
-  return typeof value === 'object' && value !== null && ((value as MultipartPart).type === 'field' || (value as MultipartPart).type === 'file')
+  if (typeof value !== 'object' || value === null) return false
+  const part = value as MultipartPart
+  if ((part.type !== 'field' && part.type !== 'file') || typeof part.fieldname !== 'string' || typeof part.fields !== 'object' || part.fields === null) return false
+  const named = Object.hasOwn(part.fields, part.fieldname) ? part.fields[part.fieldname] : undefined
+  return named === part || (Array.isArray(named) && named.includes(part))
 }
 
-/** A field's value as text; an object (nested by a custom url-encoded parser, or a multipart JSON field) as it is. */
+/** A field's value as the parser gave it: text, or a value parsed from the text (nested, or a multipart JSON field). */
 function fieldText (value: unknown): FormValue {
-  return typeof value === 'object' && value !== null ? value as FormValue : String(value)
+  const kind = typeof value
+  return kind === 'string' || kind === 'number' || kind === 'boolean' || kind === 'object' ? value as FormValue : String(value)
 }
 
 function partToValue (part: unknown): FormValue {
@@ -30,11 +41,6 @@ function partToValue (part: unknown): FormValue {
   if (!isPart(part)) return fieldText(part)
   if (part.type === 'field') return fieldText(part.value)
   return { filename: part.filename ?? '', mimetype: part.mimetype ?? 'application/octet-stream', encoding: part.encoding ?? '7bit', data: part._buf ?? Buffer.alloc(0) }
-}
-
-function isFile (value: FormValue): value is FormFile {
-  // A converter may have set a field to null; an object field (nested, or JSON) holds no file's buffer.
-  return typeof value === 'object' && value !== null && Buffer.isBuffer(value.data)
 }
 
 /** The form fields of a body, or `undefined` when it is not a form. */
@@ -48,12 +54,18 @@ export function readForm (kind: 'urlencoded' | 'multipart' | undefined, body: un
   return fields
 }
 
-function valueToPart (name: string, value: FormValue, asParts: boolean): unknown {
-  if (!isFile(value)) {
-    const mimetype = typeof value === 'object' && value !== null ? 'application/json' : 'text/plain'
-    return asParts ? { type: 'field', fieldname: name, value, mimetype, encoding: '7bit' } : value
+/**
+ * A value as the body holds it: as a part of `fields` when the body holds parts. Text keeps the type and encoding of
+ * the part it came from (`was`, a JSON string `application/json`), a parsed value is `application/json`.
+ */
+function valueToPart (name: string, value: FormValue, fields: Record<string, unknown> | undefined, was?: unknown): unknown {
+  if (!isFormFile(value)) {
+    if (fields === undefined) return value
+    const from = isPart(was) && was.type === 'field' ? was : undefined
+    const mimetype = typeof value !== 'string' ? 'application/json' : from?.mimetype ?? 'text/plain'
+    return { type: 'field', fieldname: name, value, mimetype, encoding: from?.encoding ?? '7bit', fields }
   }
-  if (!asParts) return value.data
+  if (fields === undefined) return value.data
   const data = value.data
   return {
     type: 'file',
@@ -61,6 +73,7 @@ function valueToPart (name: string, value: FormValue, asParts: boolean): unknown
     filename: value.filename,
     mimetype: value.mimetype,
     encoding: value.encoding,
+    fields,
     _buf: data,
     toBuffer: async () => data
   }
@@ -68,11 +81,17 @@ function valueToPart (name: string, value: FormValue, asParts: boolean): unknown
 
 /** The body for form fields, in the shape the body had (`original`). */
 export function writeForm (kind: 'urlencoded' | 'multipart', fields: FormFields, original: unknown): Record<string, unknown> {
-  const asParts = kind === 'multipart' && typeof original === 'object' && original !== null &&
-    Object.values(original).some((value) => isPart(Array.isArray(value) ? value[0] : value))
+  const parts = kind === 'multipart' && typeof original === 'object' && original !== null ? original as Record<string, unknown> : undefined
+  const asParts = parts !== undefined && Object.values(parts).some((value) => isPart(Array.isArray(value) ? value[0] : value))
   const body: Record<string, unknown> = {}
+  const partsOf = asParts ? body : undefined
   for (const [name, value] of Object.entries(fields)) {
-    setOwn(body, name, Array.isArray(value) ? value.map((item) => valueToPart(name, item, asParts)) : valueToPart(name, value, asParts))
+    // An array is a field sent more than once, but for one part whose JSON value was an array: it stays one part.
+    const was = asParts && Object.hasOwn(parts, name) ? parts[name] : undefined
+    const repeated = Array.isArray(value) && !(isPart(was) && Array.isArray(was.value))
+    setOwn(body, name, repeated
+      ? (value as FormValue[]).map((item, index) => valueToPart(name, item, partsOf, Array.isArray(was) ? was[index] : undefined))
+      : valueToPart(name, value, partsOf, was))
   }
   return body
 }
