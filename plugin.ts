@@ -74,7 +74,7 @@ export {
   ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, type ConverterDecorator, type RequestConverterOptions,
   type ResponseConverterOptions, type ResponsePathConverterOptions
 } from './lib/describe/converter-decorators'
-export type { RequestInfo, ResponseInfo, UntypedBody, FormFields, FormFile, FormValue, CookieOptions } from './lib/describe/converter-info'
+export { isFormFile, type RequestInfo, type ResponseInfo, type UntypedBody, type FormFields, type FormFile, type FormValue, type FormParsedValue, type CookieOptions } from './lib/describe/converter-info'
 export { extendSchema, type ExtendedProperties, type ExtendedObjectSchema } from './lib/describe/extend-schema'
 export type { SchemaLike, ObjectSchemaLike, TypeBox1Schema, StaticOf } from './lib/core/json-schema'
 export { defineValidator, withValidators, type NamedValidator } from './lib/describe/named-validators'

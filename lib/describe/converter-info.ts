@@ -24,7 +24,7 @@ export type UntypedBody = Record<string, any>
  * ```ts
  * declare const request: RequestInfo
  * const avatar = request.form?.avatar
- * if (typeof avatar === 'object' && !Array.isArray(avatar)) {
+ * if (isFormFile(avatar)) {
  *   const file: FormFile = avatar
  *   console.log(file.filename, file.mimetype, file.data.length)
  * }
@@ -42,8 +42,22 @@ export interface FormFile {
 }
 
 /**
- * One value of a form field: text, or an uploaded file. A value a custom url-encoded parser nests (`a[b]=1` read by
- * `qs`) or a multipart JSON field (parsed by `@fastify/multipart`) is the object it was parsed into.
+ * A form field's value that a parser gave as other than text: a field a custom url-encoded parser nests (`a[b]=1`
+ * read by `qs` is `{ b: '1' }`), a multipart field sent as `application/json` (parsed by `@fastify/multipart`: an
+ * object, an array, a number, `true`, `false` or `null`), or the number, flag or `null` the version's schema coerced a
+ * field's text into. It reaches converters and the handler as parsed.
+ * @example
+ * ```ts
+ * declare const request: RequestInfo
+ * const address: FormValue | FormValue[] | undefined = request.form?.address
+ * const parsed: FormParsedValue | undefined = typeof address === 'object' && !Array.isArray(address) && !isFormFile(address) ? address : undefined
+ * ```
+ */
+export type FormParsedValue = number | boolean | null | unknown[] | { [key: string]: unknown }
+
+/**
+ * One value of a form field: text, an uploaded file, or a value parsed from the field's text. Tell a file from a
+ * parsed object with {@link isFormFile}, not by `typeof value === 'string'` alone.
  * @example
  * ```ts
  * declare const request: RequestInfo
@@ -51,7 +65,21 @@ export interface FormFile {
  * if (typeof value === 'string') request.form = { ...request.form, fullName: value }
  * ```
  */
-export type FormValue = string | FormFile
+export type FormValue = string | FormFile | FormParsedValue
+
+/**
+ * True for an uploaded file ({@link FormFile}, its content a `Buffer`); false for text and for a parsed value, even
+ * one with a `data` member.
+ * @example
+ * ```ts
+ * declare const request: RequestInfo
+ * const avatar = request.form?.avatar
+ * if (isFormFile(avatar)) request.form!.avatar = { ...avatar, filename: avatar.filename.toLowerCase() }
+ * ```
+ */
+export function isFormFile (value: unknown): value is FormFile {
+  return typeof value === 'object' && value !== null && Buffer.isBuffer((value as Partial<FormFile>).data)
+}
 
 /**
  * The fields of an `application/x-www-form-urlencoded` or `multipart/form-data` body, by name.

@@ -2,7 +2,7 @@
  * Form bodies as converters see them (`RequestInfo.form`): the fields of an url-encoded or attached multipart body, and back.
  * @module
  */
-import type { FormFields, FormFile, FormValue } from '../describe/converter-info'
+import { isFormFile, type FormFields, type FormValue } from '../describe/converter-info'
 import { setOwn } from '../core/own-properties'
 
 interface MultipartPart {
@@ -14,26 +14,35 @@ interface MultipartPart {
   encoding?: string
   _buf?: Buffer
   toBuffer?: () => Promise<Buffer>
-}
-
-function isPart (value: unknown): value is MultipartPart {
-  return typeof value === 'object' && value !== null && ((value as MultipartPart).type === 'field' || (value as MultipartPart).type === 'file')
+  fields?: Record<string, unknown>
 }
 
 /**
- * A multipart part's value: a file's `FormFile`, a field's value as the body holds it (its text, or the number, flag or
- * `null` the version's schema validated it into: decision 0300; a JSON field's object).
+ * A part `@fastify/multipart` made (`attachFieldsToBody: true`), or this module wrote back: the fields it names hold
+ * it, or the array it is read from (`within`, a field sent more than once). A field's parsed JSON value shaped like
+ * one (`{ "type": "field" }` under `'keyValues'`) is not, JSON having no object found inside itself.
  */
-function partToValue (part: unknown): FormValue {
-  if (Buffer.isBuffer(part)) return { filename: '', mimetype: 'application/octet-stream', encoding: '7bit', data: part }
-  if (!isPart(part)) return part as FormValue
-  if (part.type === 'field') return part.value as FormValue
-  return { filename: part.filename ?? '', mimetype: part.mimetype ?? 'application/octet-stream', encoding: part.encoding ?? '7bit', data: part._buf ?? Buffer.alloc(0) }
+function isPart (value: unknown, within?: unknown[]): value is MultipartPart {
+  if (typeof value !== 'object' || value === null) return false
+  const part = value as MultipartPart
+  if ((part.type !== 'field' && part.type !== 'file') || typeof part.fieldname !== 'string' || typeof part.fields !== 'object' || part.fields === null) return false
+  return Object.hasOwn(part.fields, part.fieldname) && part.fields[part.fieldname] === (within ?? part)
 }
 
-function isFile (value: FormValue): value is FormFile {
-  // A converter may have set a field to null; an object field (nested, or JSON) holds no file's buffer.
-  return typeof value === 'object' && value !== null && Buffer.isBuffer(value.data)
+/**
+ * A field's value as the body holds it: text, the number, flag or `null` the version's schema validated it into
+ * (decision 0300), or a value parsed from the text (nested, or a multipart JSON field: decision 0302).
+ */
+function fieldText (value: unknown): FormValue {
+  const kind = typeof value
+  return kind === 'string' || kind === 'number' || kind === 'boolean' || kind === 'object' ? value as FormValue : String(value)
+}
+
+function partToValue (part: unknown, within?: unknown[]): FormValue {
+  if (Buffer.isBuffer(part)) return { filename: '', mimetype: 'application/octet-stream', encoding: '7bit', data: part }
+  if (!isPart(part, within)) return fieldText(part)
+  if (part.type === 'field') return fieldText(part.value)
+  return { filename: part.filename ?? '', mimetype: part.mimetype ?? 'application/octet-stream', encoding: part.encoding ?? '7bit', data: part._buf ?? Buffer.alloc(0) }
 }
 
 /** The form fields of a body, or `undefined` when it is not a form. */
@@ -41,19 +50,24 @@ export function readForm (kind: 'urlencoded' | 'multipart' | undefined, body: un
   if (kind === undefined || typeof body !== 'object' || body === null) return undefined
   const fields: FormFields = {}
   for (const [name, value] of Object.entries(body)) {
-    // Url-encoded values as the body holds them, as a JSON body's: text, or what the version's schema validated it into (decision 0300).
-    if (kind === 'urlencoded') setOwn(fields, name, Array.isArray(value) ? [...value] as FormValue[] : value as FormValue)
-    else setOwn(fields, name, Array.isArray(value) ? value.map(partToValue) : partToValue(value))
+    if (kind === 'urlencoded') setOwn(fields, name, Array.isArray(value) ? value.map(fieldText) : fieldText(value))
+    else setOwn(fields, name, Array.isArray(value) ? value.map((item) => partToValue(item, value)) : partToValue(value))
   }
   return fields
 }
 
-function valueToPart (name: string, value: FormValue, asParts: boolean): unknown {
-  if (!isFile(value)) {
-    const mimetype = typeof value === 'object' && value !== null ? 'application/json' : 'text/plain'
-    return asParts ? { type: 'field', fieldname: name, value, mimetype, encoding: '7bit' } : value
+/**
+ * A value as the body holds it: as a part of `fields` when the body holds parts. Text keeps the type and encoding of
+ * the part it came from (`was`, a JSON string `application/json`), a parsed value is `application/json`.
+ */
+function valueToPart (name: string, value: FormValue, fields: Record<string, unknown> | undefined, was?: unknown, within?: unknown[]): unknown {
+  if (!isFormFile(value)) {
+    if (fields === undefined) return value
+    const from = isPart(was, within) && was.type === 'field' ? was : undefined
+    const mimetype = typeof value !== 'string' ? 'application/json' : from?.mimetype ?? 'text/plain'
+    return { type: 'field', fieldname: name, value, mimetype, encoding: from?.encoding ?? '7bit', fields }
   }
-  if (!asParts) return value.data
+  if (fields === undefined) return value.data
   const data = value.data
   return {
     type: 'file',
@@ -61,6 +75,7 @@ function valueToPart (name: string, value: FormValue, asParts: boolean): unknown
     filename: value.filename,
     mimetype: value.mimetype,
     encoding: value.encoding,
+    fields,
     _buf: data,
     toBuffer: async () => data
   }
@@ -68,11 +83,17 @@ function valueToPart (name: string, value: FormValue, asParts: boolean): unknown
 
 /** The body for form fields, in the shape the body had (`original`). */
 export function writeForm (kind: 'urlencoded' | 'multipart', fields: FormFields, original: unknown): Record<string, unknown> {
-  const asParts = kind === 'multipart' && typeof original === 'object' && original !== null &&
-    Object.values(original).some((value) => isPart(Array.isArray(value) ? value[0] : value))
+  const parts = kind === 'multipart' && typeof original === 'object' && original !== null ? original as Record<string, unknown> : undefined
+  const asParts = parts !== undefined && Object.values(parts).some((value) => Array.isArray(value) ? isPart(value[0], value) : isPart(value))
   const body: Record<string, unknown> = {}
+  const partsOf = asParts ? body : undefined
   for (const [name, value] of Object.entries(fields)) {
-    setOwn(body, name, Array.isArray(value) ? value.map((item) => valueToPart(name, item, asParts)) : valueToPart(name, value, asParts))
+    // An array is a field sent more than once, but for one part whose JSON value was an array: it stays one part.
+    const was = asParts && Object.hasOwn(parts, name) ? parts[name] : undefined
+    const repeated = Array.isArray(value) && !(isPart(was) && Array.isArray(was.value))
+    setOwn(body, name, repeated
+      ? (value as FormValue[]).map((item, index) => Array.isArray(was) ? valueToPart(name, item, partsOf, was[index], was) : valueToPart(name, item, partsOf))
+      : valueToPart(name, value, partsOf, was))
   }
   return body
 }

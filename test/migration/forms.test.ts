@@ -2,8 +2,9 @@ import { test } from 'tap'
 import Fastify from 'fastify'
 import fastifyFormbody from '@fastify/formbody'
 import fastifyMultipart from '@fastify/multipart'
+import fc from 'fast-check'
 import { Type } from '@sinclair/typebox'
-import { ConvertRequestToNextVersionFor, HeadVersion, Version, VersionBundle, VersionChange, fastifyVersioner, schema, versioned, type FormFields, type FormFile, type RequestInfo, type FormValue } from '../../plugin'
+import { ConvertRequestToNextVersionFor, HeadVersion, Version, VersionBundle, VersionChange, fastifyVersioner, isFormFile, schema, versioned, type FormFields, type FormFile, type RequestInfo, type FormValue } from '../../plugin'
 import { verify } from '../../tools'
 import { captureLogs, multipart, v } from '../helpers/request-pipeline'
 
@@ -366,5 +367,93 @@ test('regression: verify replays a body declared as a form (content by form medi
       t.same(response.json(), { name: 'Ada' }, 'served, the converter reads request.form')
     }
     t.same((await verify(app, { examples: 5 })).map((finding) => finding.text), [], `${media}: no "converter failed" finding for a converter reading request.form`)
+  }
+})
+
+/** A `qs`-like parser for `@fastify/formbody`: `a[b]=1` is `{ a: { b: '1' } }`, `a[0][b]=1` is `{ a: [{ b: '1' }] }`. */
+function nestingParser (text: string): Record<string, any> {
+  const out: Record<string, any> = {}
+  for (const [key, value] of new URLSearchParams(text)) {
+    const [name, ...path] = key.split(/[[\]]+/).filter((segment) => segment !== '')
+    let at: Record<string, any> = out
+    let step = name
+    for (const segment of path) {
+      at[step] ??= /^\d+$/.test(segment) ? [] : {}
+      at = at[step]
+      step = segment
+    }
+    at[step] = value
+  }
+  return out
+}
+
+/** A change whose converter reads every form field as `FormValue` says it may be: text, a file, or a parsed value. */
+class TrimTexts extends VersionChange {
+  description = 'Text fields are sent trimmed; files are sent with their size.'
+  instructionsToMigrateToPreviousVersion = []
+
+  @ConvertRequestToNextVersionFor('/forms', ['POST'])
+  trim (request: RequestInfo) {
+    const form = request.form as FormFields
+    for (const [name, value] of Object.entries(form)) {
+      if (typeof value === 'string') form[name] = value.trim()
+      else if (isFormFile(value)) form[`${name}_size`] = String(value.data.length)
+    }
+  }
+}
+
+test('regression: a converter narrowing form values with typeof and isFormFile serves nested url-encoded fields (@fastify/formbody)', async (t) => {
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyFormbody, { parser: nestingParser })
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', TrimTexts), new Version('2000-01-01')) })
+  await app.register(versioned(async (api) => {
+    api.post('/forms', async (request) => request.body)
+  }))
+  const payload = 'name=+Tea+&address[city]=Paris&address[data]=x&items[0][city]=Lyon&tags[0]=+a&tags[1]=b'
+  const response = await app.inject({ method: 'POST', url: '/forms', headers: v('2000-01-01', URLENCODED), payload })
+  t.equal(response.statusCode, 200, 'a nested field (even one with a data member) is no file')
+  t.same(response.json(), { name: 'Tea', address: { city: 'Paris', data: 'x' }, items: [{ city: 'Lyon' }], tags: [' a', 'b'] }, 'only text fields are trimmed')
+})
+
+test('regression: a multipart JSON field reaches converters and the handler as parsed, whatever JSON it holds (@fastify/multipart)', async (t) => {
+  t.ok(isFormFile({ filename: 'a', mimetype: 'text/plain', encoding: '7bit', data: Buffer.from('a') }), 'a file is a file')
+  t.notOk(isFormFile({ data: 'x' }) || isFormFile(null) || isFormFile('x') || isFormFile([Buffer.from('a')]), 'text and parsed values are not')
+  // Whatever the request holds, the handler of an old version sees what the latest version's handler sees, but for
+  // the converter's work: text trimmed (the fields below hold none to trim) and a file's size added.
+  const untouched = (value: unknown): boolean => !/"(__proto__|constructor|prototype)":/.test(JSON.stringify(value)) &&
+    (typeof value !== 'string' || value === value.trim())
+  const json = fc.jsonValue({ maxDepth: 2 }).filter(untouched)
+  const partShaped = fc.record({ type: fc.constantFrom('field', 'file'), fieldname: fc.constantFrom('meta', 'photo'), value: fc.string(), fields: fc.constant({}) })
+  // Names repeat: a field sent more than once is an array of parts (`true`) or of values (`'keyValues'`).
+  const fields = fc.array(fc.record({ name: fc.constantFrom('meta', 'count', 'list', 'flag', 'note'), value: fc.oneof(json, partShaped) }), { minLength: 1, maxLength: 5 })
+  for (const attachFieldsToBody of [true, 'keyValues'] as const) {
+    const app = Fastify()
+    t.teardown(() => app.close())
+    await app.register(fastifyMultipart, { attachFieldsToBody })
+    await app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', TrimTexts), new Version('2000-01-01')) })
+    await app.register(versioned(async (api) => {
+      api.post('/forms', async (request) => {
+        const describe = async (part: any): Promise<unknown> => attachFieldsToBody === 'keyValues'
+          ? (Buffer.isBuffer(part) ? `buffer ${part.toString()}` : part)
+          : part.type === 'file' ? `file ${part.filename as string} ${(await part.toBuffer()).toString() as string}` : { value: part.value, mimetype: part.mimetype }
+        const body = request.body as Record<string, unknown>
+        const out: Record<string, unknown> = {}
+        for (const [name, value] of Object.entries(body)) out[name] = Array.isArray(value) && attachFieldsToBody === true ? await Promise.all(value.map(describe)) : await describe(value)
+        return out
+      })
+    }))
+    await fc.assert(fc.asyncProperty(fields, async (generated) => {
+      const form = multipart([
+        ...generated.map(({ name, value }) => ({ name, value: JSON.stringify(value), contentType: 'application/json' })),
+        { name: 'photo', filename: 'p.txt', contentType: 'text/plain', data: 'abc' }
+      ])
+      const latest = await app.inject({ method: 'POST', url: '/forms', headers: v('2001-01-01', form.headers), payload: form.payload })
+      const old = await app.inject({ method: 'POST', url: '/forms', headers: v('2000-01-01', form.headers), payload: form.payload })
+      t.equal(latest.statusCode, 200)
+      const photoSize = attachFieldsToBody === true ? { value: '3', mimetype: 'text/plain' } : '3'
+      t.same(old.json(), { ...latest.json(), photo_size: photoSize }, `attachFieldsToBody: ${String(attachFieldsToBody)}, ${JSON.stringify(generated)}`)
+      return old.statusCode === 200
+    }), { numRuns: 40 })
   }
 })

@@ -4,11 +4,12 @@
 // syntax below is checked in legacy mode. The standard (TC39) form is checked by calling the decorator the
 // way the standard runtime does (value, context); test/package.test.ts also compiles a consumer that uses
 // standard decorator syntax.
-import { expectError, expectNotAssignable, expectType } from 'tsd'
+import { expectAssignable, expectError, expectNotAssignable, expectType } from 'tsd'
 import { Type, type Static } from '@sinclair/typebox'
 import {
   ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, schema, VersionChange, type ConverterDecorator,
-  type CookieOptions, type FormFields, type RequestInfo, type ResponseInfo, type UntypedBody
+  isFormFile, type CookieOptions, type FormFields, type FormFile, type FormParsedValue, type FormValue, type RequestInfo,
+  type ResponseInfo, type UntypedBody
 } from '../..'
 import { isAny } from './helpers'
 
@@ -38,6 +39,17 @@ expectError(request.statusCode)
 for (const value of [request.headers, request.cookies, request.queryParams, request.form, response.statusCode, response.headers, response.raw]) {
   expectType<false>(isAny(value))
 }
+
+// A form value is text, a file, or a value a parser gave (a nested url-encoded field, a multipart JSON field):
+// ruling out text does not make a file, isFormFile does.
+declare const formValue: FormValue
+expectError(typeof formValue === 'string' || formValue === null ? formValue : formValue.data)
+expectError(typeof formValue === 'object' && formValue !== null ? formValue.filename.toUpperCase() : formValue)
+if (isFormFile(formValue)) expectType<FormFile>(formValue)
+else expectType<string | FormParsedValue>(formValue)
+expectType<(value: unknown) => value is FormFile>(isFormFile)
+expectAssignable<FormFields>({ name: 'Tea', address: { city: 'Paris' }, items: [{ city: 'Lyon' }], count: 42, sent: true, note: null, tags: ['a', 'b'] })
+expectAssignable<FormFields>({ avatar: { filename: 'a.png', mimetype: 'image/png', encoding: '7bit', data: Buffer.from('') } })
 
 // A converter can type its body, for instance from the older version's schema.
 declare const typedRequest: RequestInfo<Static<typeof OldUserCreateRequest>>
