@@ -93,10 +93,12 @@ import { measureCorpus, measureOne, mutantsFolder, mutantTypeErrors, scoreOf, sc
 // its bank name, lines sorted in HEAD, an invoice's currency dropped for the customer's, hasMore renamed lastPage and
 // not negated, a refusal's status instructed with had({ statusCode })): 74 % (154 of 208: 74.04 %; the 196 still
 // 149, the 12 new 5), asserted rounded down; 74.5 % (155 of 208: 74.52 %) once verify held the plugin's 400 to the
-// code it names (decision 0299: the validation error's code renamed), asserted rounded down.
+// code it names (decision 0299: the validation error's code renamed), asserted rounded down; 74.7 % (157 of 210:
+// 74.76 %) once the corpus held two updates an old client sends, caught by verify (decisions 0295 and 0301: a PATCH
+// given the create's converters, an address's country reset by a nested PATCH), asserted rounded down.
 // Raise it as the tools learn; the goal is 95 %. Never lower it to let a mistake through: fix the tool, or say in the
 // docs what it misses (a corpus grown blind measures the proof anew: that is not lowering it).
-const THRESHOLD = 74.5
+const THRESHOLD = 74.7
 // With the example's recorded traffic replayed (examples/traffic.ts, recorded once from each correct app) through the
 // converters and, since decision 0234, the handlers of fresh apps of the mutant, as a team replays its own in CI: 98 % (48 of 49), then 96.8 % (61 of 63) once the corpus grew: recorded exchanges hold no
 // webhook; then 90.8 % (69 of 76): recorded exchanges hold no PUT that leaves a field out, nor a list longer than
@@ -151,9 +153,10 @@ const THRESHOLD = 74.5
 // rounded down.
 // 87.5 % (182 of 208) once the corpus grew blind a thirteenth time (decision 0292: replay --handlers catches 3 of its
 // 7 misses, the event's milliseconds, the sorted lines and the hasMore not negated), exact; 87.9 % (183 of 208:
-// 87.98 %) once verify held the plugin's 400 to the code it names (decision 0299), asserted rounded down.
+// 87.98 %) once verify held the plugin's 400 to the code it names (decision 0299), asserted rounded down; 88 % (185 of
+// 210: 88.09 %) with the two updates of decisions 0295 and 0301, asserted rounded down.
 // The same rule: raised as the tools learn, never lowered.
-const WITH_TRAFFIC = 87.9
+const WITH_TRAFFIC = 88
 // With the example's own tests that run its handlers (test/helpers/example-tests.ts: replaceFromEveryVersion on a
 // customer it stores, readWebhookDelivery on each invoice.paid it sends), as a team's suite runs them in CI: the
 // mistakes only a handler shows (keeps declared and not kept, PUT made a merge, a webhook sent as HEAD builds it).
@@ -186,9 +189,10 @@ const WITH_TRAFFIC = 87.9
 // announced while an older one's is not (decision 0287), asserted rounded down.
 // 75.9 % (158 of 208: 75.96 %) once the corpus grew blind a thirteenth time (decision 0292: they catch none of its 7
 // misses), asserted rounded down; 76.4 % (159 of 208: 76.44 %) once verify held the plugin's 400 to the code it
-// names (decision 0299), asserted rounded down.
+// names (decision 0299), asserted rounded down; 76.6 % (161 of 210: 76.66 %) with the two updates of decisions 0295
+// and 0301, asserted rounded down.
 // The same rule.
-const WITH_HANDLERS = 76.4
+const WITH_HANDLERS = 76.6
 // verify's examples per route, version, direction and part: fewer than the command's 200, for speed (the same score
 // at 20 and at 200 when this was measured).
 const EXAMPLES = 20
