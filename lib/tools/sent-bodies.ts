@@ -8,7 +8,7 @@
 import { isJsonMediaType, mediaTypeOf } from '../routes/schema-forms'
 
 /** A body to send: its bytes as text, and the `Content-Type` to send them with (none: the recorded one). */
-export interface SentBody {
+interface SentBody {
   readonly payload: string
   readonly contentType?: string
 }

@@ -145,3 +145,30 @@ test('a multipart body holding a file is not sent to the handlers (the record lo
   t.equal(compared, 0)
   t.match(notReplayed, [/^line 1: answer: not sent to the handlers: its multipart body holds a field that is not text \(a file, recorded without its name and media type/])
 })
+
+test('a multipart body the handler reads as a stream (request.file()) is recorded without its body: not sent without it, the report says why', async (t) => {
+  const build = async (): Promise<FastifyInstance> => {
+    const app = Fastify()
+    await app.register(fastifyMultipart)
+    await app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01'), new Version('2000-01-01')), captureExchanges: { everyVersion: true } })
+    await app.register(versioned(async (api) => {
+      api.post('/uploads', async (request) => {
+        const file = await request.file()
+        return { name: file?.filename ?? null, size: file === undefined ? 0 : (await file.toBuffer()).length }
+      })
+    }))
+    return app
+  }
+  const app = await build()
+  const lines: string[] = []
+  const record = (message: unknown): void => { lines.push(JSON.stringify(message)) }
+  diagnosticsChannel.subscribe('fastify-versioner:exchange', record)
+  const { payload, headers } = multipart([{ name: 'upload', filename: 'a.txt', contentType: 'text/plain', data: 'hello' }])
+  const answer = await app.inject({ method: 'POST', url: '/uploads', headers: { ...OLD, ...headers }, payload })
+  diagnosticsChannel.unsubscribe('fastify-versioner:exchange', record)
+  t.same(answer.json(), { name: 'a.txt', size: 5 })
+  t.teardown(() => app.close())
+  const report = await replayTraffic(app, readTraffic(lines.join('\n')), { handlers: build })
+  t.same(report.findings, [], 'not a finding (sent without its body, the handler answered otherwise)')
+  t.match(report.notReplayable.map((item) => item.message), [/^answer: not sent to the handlers: its body \(multipart\/form-data\) was read by the handler as a stream and not recorded$/])
+})
