@@ -7,7 +7,7 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import fastifyFormbody from '@fastify/formbody'
 import fastifyMultipart from '@fastify/multipart'
 import { Type } from '@sinclair/typebox'
-import { ConvertRequestToNextVersionFor, fastifyVersioner, HeadVersion, schema, versioned, Version, VersionBundle, VersionChange, type RequestInfo } from '../../plugin'
+import { ConvertRequestToNextVersionFor, fastifyVersioner, HeadVersion, schema, versioned, Version, VersionBundle, VersionChange, type RequestInfo, type VersionChangeClass } from '../../plugin'
 import { readTraffic, replayTraffic } from '../../tools'
 import { multipart } from '../helpers/request-pipeline'
 
@@ -16,26 +16,31 @@ const Order = Type.Object({ sku: Type.String(), quantity: Type.Integer({ minimum
 const OrderForm = Type.Object({ sku: Type.String(), qty: Type.Integer({ minimum: 1 }) })
 const Note = Type.Object({ text: Type.String() })
 
-/** In 2000-01-01 an order's `sku` was `code` (JSON) and `item` (form). */
-class SkuRenamed extends VersionChange {
-  description = 'sku was code in JSON orders and item in order forms.'
-  instructionsToMigrateToPreviousVersion = [schema(Order).field('sku').had({ name: 'code' }), schema(OrderForm).field('sku').had({ name: 'item' })]
+/** In 2000-01-01 an order's `sku` was `code` (JSON) and `item` (form); `upper`: the form's converter mistaken, the item upper-cased on its way. */
+function skuRenamed (upper: boolean): VersionChangeClass {
+  class SkuRenamed extends VersionChange {
+    description = 'sku was code in JSON orders and item in order forms.'
+    instructionsToMigrateToPreviousVersion = [schema(Order).field('sku').had({ name: 'code' }), schema(OrderForm).field('sku').had({ name: 'item' })]
 
-  @ConvertRequestToNextVersionFor(Order)
-  codeUp (request: RequestInfo) {
-    const { code, ...rest } = request.body as Record<string, unknown>
-    request.body = { ...rest, sku: code }
-  }
+    @ConvertRequestToNextVersionFor(Order)
+    codeUp (request: RequestInfo) {
+      const { code, ...rest } = request.body as Record<string, unknown>
+      request.body = { ...rest, sku: code }
+    }
 
-  @ConvertRequestToNextVersionFor(OrderForm)
-  itemUp (request: RequestInfo) {
-    const { item, ...rest } = request.body as Record<string, unknown>
-    request.body = { ...rest, sku: item }
+    @ConvertRequestToNextVersionFor(OrderForm)
+    itemUp (request: RequestInfo) {
+      const { item, ...rest } = request.body as Record<string, unknown>
+      request.body = { ...rest, sku: upper ? String(item).toUpperCase() : item }
+    }
   }
+  return SkuRenamed
 }
 
-/** What a team changed in HEAD's handlers, without a version change. */
+/** What a team changed in HEAD's handlers or converters, without a version change. */
 interface Changes {
+  /** The form converter of 2001-01-01 upper-cases the item. */
+  readonly upperFormItem?: boolean
   /** A note sent as a form is stored upper-cased (a JSON note as it was). */
   readonly upperFormNotes?: boolean
 }
@@ -48,7 +53,7 @@ function shop (changes: Changes = {}): () => Promise<FastifyInstance> {
     await app.register(fastifyFormbody)
     await app.register(fastifyMultipart, { attachFieldsToBody: 'keyValues' })
     app.addContentTypeParser('text/csv', { parseAs: 'string' }, (_request, body, done) => { done(null, body) })
-    const versions = new VersionBundle(new HeadVersion(), new Version('2001-01-01', SkuRenamed), new Version('2000-01-01'))
+    const versions = new VersionBundle(new HeadVersion(), new Version('2001-01-01', skuRenamed(changes.upperFormItem === true)), new Version('2000-01-01'))
     await app.register(fastifyVersioner, { versions, captureExchanges: { everyVersion: true } })
     await app.register(versioned(async (api) => {
       api.post('/orders', {
@@ -109,6 +114,9 @@ test('regression: a recorded url-encoded order is sent as a form, through the fo
   })
   t.equal(readTraffic(traffic).exchanges.length, 2)
   t.same(await replayed(traffic), { findings: [], notReplayed: [], compared: 2 }, 'the correct shop answers both as recorded')
+  const mistaken = await replayed(traffic, { upperFormItem: true })
+  t.equal(mistaken.findings.length, 1, 'the form converter\'s mistake is caught on the recorded form')
+  t.match(mistaken.findings[0], /^line 1: POST \/orders \(2000-01-01\): .*'pen nib'.*'PEN NIB'/)
 })
 
 test('regression: a handler change on form bodies only is a finding on the recorded form (sent as JSON, it took the JSON path and was green)', async (t) => {
