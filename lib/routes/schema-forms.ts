@@ -210,6 +210,17 @@ export function mediaTypeOf (contentType: unknown): string | undefined {
   return MEDIA_TYPE.test(media) ? media : undefined
 }
 
+/**
+ * True for a `Content-Type` (or a `content` map's key) whose media type is JSON text, as Fastify tells it when it
+ * serializes: its type and subtype hold `json` (`application/json`, `application/vnd.acme+json`); a parameter never
+ * makes it so (`text/csv; profile="a.json"` is text).
+ * @example
+ * isJsonMediaType('application/problem+json; charset=utf-8') // true
+ */
+export function isJsonMediaType (contentType: unknown): boolean {
+  return mediaTypeOf(contentType)?.includes('json') === true
+}
+
 const URLENCODED = /^\s*application\/x-www-form-urlencoded\s*(?:;|$)/i
 const MULTIPART = /^\s*multipart\/form-data\s*(?:;|$)/i
 

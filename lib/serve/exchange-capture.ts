@@ -135,12 +135,16 @@ export function captureExchangesOption (value: unknown): ResolvedCaptureExchange
   return { sampleRate, everyVersion, redaction, renderCalls: new Map() }
 }
 
-/** True for data a record can hold as it is: `undefined`, a JSON primitive, a plain object or an array (not a buffer or a stream). */
+/**
+ * True for data a record can hold as it is: `undefined`, a JSON primitive, a plain object or an array (not a buffer or
+ * a stream). A form's fields as `@fastify/formbody` parses them (fast-querystring's) are a plain object too: their
+ * prototype is an empty object without one.
+ */
 function isJsonData (value: unknown): boolean {
   if (typeof value !== 'object' || value === null) return typeof value !== 'function' && typeof value !== 'symbol' && typeof value !== 'bigint'
   if (Array.isArray(value)) return true
-  const prototype: unknown = Object.getPrototypeOf(value)
-  return prototype === Object.prototype || prototype === null
+  const prototype = Object.getPrototypeOf(value) as object | null
+  return prototype === Object.prototype || prototype === null || (Object.getPrototypeOf(prototype) === null && Reflect.ownKeys(prototype).length === 0)
 }
 
 /** The JSON copy of a value in a box; `undefined` when JSON cannot write it (`copyJson` then gives the value itself). */

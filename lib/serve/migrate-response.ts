@@ -13,7 +13,7 @@ import { VersionedResponseInfo } from './converter-inputs'
 import type { ConverterStep } from '../routes/converter-steps'
 import { requestState, type RequestState } from './request-state'
 import type { VersionBehaviour } from '../routes/version-plan'
-import { mediaTypeOf, responseSlot, slotParts } from '../routes/schema-forms'
+import { isJsonMediaType, responseSlot, slotParts } from '../routes/schema-forms'
 import { appendLink, privateCacheControl } from './version-headers'
 import { processWarning } from '../core/warnings'
 import { ConverterFailedError, UnconvertibleResponseError } from '../core/errors'
@@ -107,7 +107,7 @@ function unwrapWebResponse (reply: FastifyReply, payload: unknown): unknown {
 export function isJsonText (payload: unknown, reply: FastifyReply): payload is string {
   if (typeof payload !== 'string') return false
   const type = reply.getHeader('content-type')
-  return type === undefined || mediaTypeOf(type)?.includes('json') === true
+  return type === undefined || isJsonMediaType(type)
 }
 
 /** Ends a stream (Node's or a Web one) a converter's body replaces, that no one else reads: its file or socket is let go. */

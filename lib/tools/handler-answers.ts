@@ -17,6 +17,7 @@ import { shown } from './value-comparison'
 import { differencesOf } from './value-difference'
 import { clockRule, DeliveryObserver } from './handler-deliveries'
 import { IdsInStrings, mappedForm } from './ids-in-strings'
+import { bodyAsSent } from './sent-bodies'
 import type { DeliveryLine } from './traffic-file'
 
 /** What the answers showed: findings, exchanges not judged and why, how many were compared, and the places left out. */
@@ -220,13 +221,17 @@ function judgeAnswers (exchanges: readonly HandlerExchange[], left: Played, righ
 
 /**
  * Where the handlers are sent an exchange: the URL of the route serving its version, or why it is not sent (an
- * exchange recorded before captures held path parameters cannot be sent to a path that has them).
+ * exchange recorded before captures held path parameters cannot be sent to a path that has them, nor one whose body
+ * the record holds as the application's parser read it: ./sent-bodies.ts).
  * @example
  * ```ts
  * handlerUrl(exchange, '/invoices/:invoiceId') // { pattern: '/invoices/:invoiceId' }
  * ```
  */
 export function handlerUrl (exchange: RecordedExchange, served: string): HandlerExchange['url'] {
+  const { headers, body } = exchange.clientRequest
+  const sent = bodyAsSent(headers['content-type'], body, headers['content-length'])
+  if (sent !== undefined && 'skipped' in sent) return { skipped: `not sent to the handlers: ${sent.skipped}` }
   if (exchange.clientRequest.params !== undefined || !/[:*]/.test(served)) return { pattern: served }
   return { skipped: 'recorded without its path parameters (by a release before they were recorded): record it again to send it to the handlers' }
 }

@@ -12,6 +12,7 @@ import { rootOf } from '../core/application-root'
 import { isRedacted } from '../values/redaction'
 import type { RecordedExchange } from './traffic-file'
 import { IdsInStrings } from './ids-in-strings'
+import { bodyAsSent } from './sent-bodies'
 
 /**
  * Builds a fresh application, as the app module's export does: every call a new instance with a fresh state.
@@ -166,14 +167,16 @@ function requestOf (exchange: RecordedExchange, pattern: string, map: IdMap, unm
   const url = filledPath(pattern, mapped(sent.params ?? {}) as Record<string, unknown>)
   if (url === undefined) return undefined
   const headers = Object.fromEntries(Object.entries(sent.headers).filter(([name]) => !TRANSPORT.has(name)))
-  const json = typeof headers['content-type'] === 'string' && /json/i.test(headers['content-type'])
-  if (sent.body !== undefined && !json) headers['content-type'] = 'application/json'
+  // In its recorded media type, as its client wrote it (./sent-bodies.ts); an exchange whose body cannot be is not sent.
+  const body = bodyAsSent(sent.headers['content-type'], mapped(sent.body), sent.headers['content-length'])
+  if (body !== undefined && 'skipped' in body) return undefined
+  if (body?.contentType !== undefined) headers['content-type'] = body.contentType
   return {
     method: exchange.route.method.split(',')[0] as InjectOptions['method'],
     url,
     query: mapped(sent.query) as Record<string, string>,
     headers: mapped(headers) as Record<string, string>,
-    ...(sent.body === undefined ? {} : { payload: JSON.stringify(mapped(sent.body)) })
+    ...(body === undefined ? {} : { payload: body.payload })
   }
 }
 

@@ -9,6 +9,7 @@
 import type { FastifyInstance } from 'fastify'
 import { VersionerToolError } from '../core/errors'
 import { UNVERSIONED } from '../docs/openapi-documents'
+import { isJsonMediaType } from '../routes/schema-forms'
 import { operationKeysOf, operationMethod } from '../docs/openapi-schemas'
 import { servedDocuments, toolVersions, type ChannelOptions } from './export'
 import { follow } from './document-places'
@@ -17,13 +18,17 @@ import { docComment, isObject, literal, printType, propertyKey, type Json, type 
 
 const PARAMETER_PARTS: Readonly<Record<string, string>> = { path: 'params', query: 'query', header: 'headers', cookie: 'cookies' }
 
-/** The schema of a request body or response: its JSON content's, or its first content type's. */
+/**
+ * The schema of a request body or response: its JSON media types' (`application/json`, `application/vnd.acme+json`:
+ * JSON as serving reads it), several as their union (decision 0303); else its first media type's.
+ */
 function contentSchema (document: JsonObject, holder: Json | undefined): Json | undefined {
   const content = follow(document, holder)
   if (!isObject(content) || !isObject(content.content)) return undefined
-  const types = content.content
-  const chosen = types['application/json'] ?? Object.values(types)[0]
-  return isObject(chosen) ? chosen.schema ?? true : undefined
+  const types = Object.entries(content.content).filter((entry): entry is [string, JsonObject] => isObject(entry[1]))
+  const json = types.filter(([media]) => isJsonMediaType(media))
+  const schemas = (json.length > 0 ? json : types.slice(0, 1)).map(([, entry]) => entry.schema ?? true)
+  return schemas.length > 1 ? { anyOf: schemas } : schemas[0]
 }
 
 /** Prints one version's named schemas, routes and webhooks, each member of the `Schemas`, `Routes`, `Webhooks` interfaces. */

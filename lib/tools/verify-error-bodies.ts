@@ -12,6 +12,7 @@
  * @module
  */
 import type { FastifyInstance, InjectOptions } from 'fastify'
+import { mediaTypeOf } from '../routes/schema-forms'
 import type { RouteSchema } from '../routes/version-plan'
 import type { VersionedRouteInfo } from '../routes/route-table'
 import type { VersionerState } from '../routes/versioner-state'
@@ -238,7 +239,7 @@ async function errorBody (
   const failed = status === 500 && answer.body.includes(`"code":"${new ConverterFailedError('').code}"`)
   // Another status than 400 reached validation only as a 422 whose body names what was refused (decision 0174).
   if (!failed && status !== 400 && !(status === 422 && fromValidation(answer.body, invalid.named))) return undefined
-  const mediaType = String(answer.headers['content-type'] ?? '').split(';')[0].trim()
+  const mediaType = mediaTypeOf(answer.headers['content-type']) ?? ''
   // The document's path is the registered URL's (with the version's parameter for path versions).
   const operation = documentedResponses(document, route.url, method)
   const pointer = failed ? null : operation === undefined ? undefined : documentedBody(document, operation, status, mediaType)

@@ -9,7 +9,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import { lowerCaseHeaders, prepareSchema } from '../routes/prepared-schemas'
 import { headPart, isSuccessKey, REQUEST_PARTS, requestPlanOf, type RequestPart, type VersionBehaviour } from '../routes/version-plan'
-import { responseSlot } from '../routes/schema-forms'
+import { isJsonMediaType, responseSlot, slotParts } from '../routes/schema-forms'
 import type { DeclaredWebhook } from '../routes/webhooks'
 import type { HeadRoute, VersionerState } from '../routes/versioner-state'
 import { copyJson } from '../serve/step-runner'
@@ -93,7 +93,7 @@ function echoKey (env: VerifyEnvironment, head: HeadRoute, behaviour: VersionBeh
   const body = slot === undefined ? undefined : headPart(head, 'body', slot)
   if (body === undefined) return undefined
   return roundTripKey(env, head, behaviour, slot) ?? Object.entries(head.forms.responses[behaviour.level].schemas).find(([key, schema]) =>
-    isSuccessKey(key) && (!key.includes(' ') || /[/+]json$/.test(key)) && sharesFields(body, schema, env.resolveRef))?.[0]
+    isSuccessKey(key) && (!key.includes(' ') || isJsonMediaType(slotParts(key)[1])) && sharesFields(body, schema, env.resolveRef))?.[0]
 }
 
 /** A form's examples with the converter literals `literals` (and, `bare`, one with no optional field: a partial update's body, decision 0295), generated once for the run. */

@@ -16,6 +16,7 @@ import { buildApp } from '../../examples/users/app'
 import type { FastifyInstance } from 'fastify'
 import { versionedApp, type Teardown } from '../helpers/apps'
 import { redact } from '../../lib/values/redaction'
+import fastifyFormbody from '@fastify/formbody'
 
 const CHANNEL = 'fastify-versioner:exchange'
 
@@ -518,4 +519,30 @@ test('regression: an answer that is the versioner\'s own 500 (a response its ver
   t.same(seen.map((exchange) => [exchange.clientResponse.status, exchange.handlerResponse.body]), [[200, { id: 'ok' }], [404, { message: 'No such thing', code: null }]],
     'the success and the application\'s converted error are recorded; the versioner\'s 500s are not (replayed, they would compare converters with a failure)')
   t.same(seen[1].clientResponse.body, { message: 'No such thing', code: null, legacy: true })
+})
+
+test('regression: a url-encoded form (@fastify/formbody\'s fields, an object whose prototype has none) is recorded, its fields as sent and its content type; it was not recorded at all', async (t) => {
+  const Signup = Type.Object({ name: Type.String(), age: Type.Integer() })
+  class NameWasFullName extends VersionChange {
+    description = 'name was full_name.'
+    instructionsToMigrateToPreviousVersion = [schema(Signup).field('name').had({ name: 'full_name' })]
+    @ConvertRequestToNextVersionFor(Signup)
+    up (request: RequestInfo) {
+      const { full_name: name, ...rest } = request.body as Record<string, unknown>
+      request.body = { ...rest, name }
+    }
+  }
+  const versions = new VersionBundle(new HeadVersion(), new Version('2001-01-01', NameWasFullName), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.post('/signups', { schema: { body: Signup } }, async (request) => request.body)
+  }, { beforeVersioner: async (app) => { await app.register(fastifyFormbody) }, versioner: { captureExchanges: {} } })
+  const seen = captured(t)
+  const headers = { 'x-api-version': '2000-01-01', 'content-type': 'application/x-www-form-urlencoded' }
+  const response = await app.inject({ method: 'POST', url: '/signups', headers, payload: 'full_name=Ada+L&age=36' })
+  t.same(response.json(), { name: 'Ada L', age: 36 })
+  t.equal(seen.length, 1, 'recorded')
+  t.same(seen[0]?.clientRequest.body, { full_name: 'Ada L', age: '36' }, 'the fields as the client sent them, text before validation')
+  t.equal(seen[0]?.clientRequest.headers['content-type'], 'application/x-www-form-urlencoded')
+  t.same(seen[0]?.handlerRequest.body, { name: 'Ada L', age: 36 })
+  t.same(JSON.parse(JSON.stringify(seen[0])), seen[0], 'plain JSON data')
 })

@@ -125,3 +125,43 @@ export function read (both: Schemas['2000-01-01']['Both']): unknown {
   t.same(ts.getPreEmitDiagnostics(program).map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')), [],
     'reading both.c is an error (its @ts-expect-error is used), both.a and both.b are not')
 })
+
+// A route's body or response by media type: the types took `application/json`, else the first media type's, so a
+// `text/csv` then `application/vnd.acme+json` body was typed `string`, and a second JSON response was left out.
+test('regression: a route\'s JSON media types (a `+json` one too) are its body\'s and responses\' type, several as their union', async (t) => {
+  const app = Fastify()
+  t.teardown(() => app.close())
+  app.addContentTypeParser(['text/csv', 'application/vnd.acme+json'], { parseAs: 'string' }, (_request, body, done) => {
+    done(null, String(body).startsWith('{') ? JSON.parse(String(body)) : body)
+  })
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2001-01-01'), new Version('2000-01-01')) })
+  const Rows = Type.Object({ rows: Type.Array(Type.String()) })
+  const Summary = Type.Object({ count: Type.Integer() })
+  const Detail = Type.Object({ count: Type.Integer(), skipped: Type.Array(Type.String()) })
+  await app.register(versioned(async (api) => {
+    api.post('/imports', {
+      schema: {
+        body: { content: { 'text/csv': { schema: Type.String() }, 'application/vnd.acme+json': { schema: Rows } } },
+        response: { 200: { content: { 'application/json': { schema: Summary }, 'application/vnd.acme.detail+json': { schema: Detail }, 'text/csv': { schema: Type.String() } } } }
+      }
+    }, async () => ({ count: 1 }))
+    api.put('/imports', { schema: { body: { content: { 'text/csv': { schema: Type.String() }, 'text/plain': { schema: Type.String() } } } } }, async () => ({}))
+  }))
+  const answer = await app.inject({ method: 'POST', url: '/imports', headers: { 'x-api-version': '2000-01-01', 'content-type': 'application/vnd.acme+json' }, payload: '{"rows":["a"]}' })
+  t.equal(answer.statusCode, 200, answer.body)
+  const types = await typesModule(app)
+  t.match(types, /'POST \/imports': \{\n(?: {6}headers: \{[^}]*\}\n)? {6}body\??: \{\n {8}rows: Array<string>\n {6}\}\n/, 'the body is the +json one\'s, not the text/csv one\'s string')
+  t.match(types, / {8}200: \{\n {10}count: number\n {8}\} \| \{\n {10}count: number\n {10}skipped: Array<string>\n {8}\}\n/, 'the 200 is either JSON response')
+  t.match(types, /'PUT \/imports': \{\n(?: {6}headers: \{[^}]*\}\n)? {6}body\??: string\n/, 'without a JSON media type, the first one\'s')
+  const dir = await scratch(t)
+  await writeFile(join(dir, 'api-types.ts'), types)
+  await writeFile(join(dir, 'use.ts'), `import type { Routes } from './api-types'
+type Import = Routes['2000-01-01']['POST /imports']
+export const body: NonNullable<Import['body']> = { rows: ['a,b'] }
+export function count (answer: Import['responses'][200]): number {
+  return 'skipped' in answer ? answer.count - answer.skipped.length : answer.count
+}
+`)
+  const program = ts.createProgram([join(dir, 'api-types.ts'), join(dir, 'use.ts')], { strict: true, noEmit: true, skipLibCheck: true, types: [] })
+  t.same(ts.getPreEmitDiagnostics(program).map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')), [])
+})
