@@ -132,7 +132,7 @@ export function betweenChanges (app: FastifyInstance, values: readonly string[],
     const newerLevel = levels.levelOf({ step, index: 0, direction: 'response' })
     const olderLevel = levels.levelOf({ step, index: changes.length - 1, direction: 'request' })
     // The routes by-path converters convert, where both versions have them under one key.
-    const routes = convertedRoutes(state.headRoutes, levels.steps, step, changes)
+    const routes = convertedRoutes(state.headRoutes, levels.steps, step, state.steps[step])
       .filter((route) => outline(origin, route.key) !== undefined && outline(older, route.key) !== undefined)
     const targets = [...new Set(changes.flatMap((change) => change.converters.flatMap(({ target }) => target.kind === 'schema' ? target.schemas : [])))]
       .map((schema) => generation.canonical(schema))

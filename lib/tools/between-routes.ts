@@ -45,18 +45,22 @@ function splitRoute (head: HeadRoute, steps: readonly GenerationStep[]): Pick<Co
 }
 
 /**
- * The routes the by-path converters of the version at `step` (its `changes`) convert, one a method, from the HEAD
- * routes `heads`; `steps` are the walk by change's.
+ * The routes the by-path converters of the version at `step` (`version`: its `origin` and `changes`) convert, one
+ * a method, from the HEAD routes `heads`; `steps` are the walk by change's.
  * @example
  * ```ts
- * const routes = convertedRoutes(state.headRoutes, changeLevels.steps, 1, state.steps[1].changes)
+ * const routes = convertedRoutes(state.headRoutes, changeLevels.steps, 1, state.steps[1])
  * ```
  */
-export function convertedRoutes (heads: readonly HeadRoute[], steps: readonly GenerationStep[], step: number, changes: GenerationStep['changes']): ConvertedRoute[] {
+export function convertedRoutes (heads: readonly HeadRoute[], steps: readonly GenerationStep[], step: number, version: GenerationStep): ConvertedRoute[] {
+  const { origin, changes } = version
   const found: ConvertedRoute[] = []
   for (const head of heads) {
     // As the runtime matches them (../routes/converter-steps.ts): the route as the version holding the changes has it.
     const at = head.timeline[step]
+    // Its URL there, as documents write it (a version in the path included).
+    const url = head.registered.find((route) => route.behaviours.has(origin))?.url
+    if (url === undefined) continue
     const byMethod = new Map<string, Set<string>>()
     for (const change of changes) {
       for (const { target } of change.converters) {
@@ -66,7 +70,7 @@ export function convertedRoutes (heads: readonly HeadRoute[], steps: readonly Ge
     }
     if (byMethod.size === 0) continue
     const split = splitRoute(head, steps)
-    for (const [method, names] of byMethod) found.push({ key: routeKey(method, formatParamUrl(at.path)), changes: names, ...split })
+    for (const [method, names] of byMethod) found.push({ key: routeKey(method, formatParamUrl(url)), changes: names, ...split })
   }
   return found
 }

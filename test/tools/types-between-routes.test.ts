@@ -38,9 +38,10 @@ type Fed = Array<{ change: string, direction: 'request' | 'response', body: unkn
 /**
  * HEAD's `POST /teams?q=` takes `{ lead: User, size }` (User `{ fullName, addresses }`) and answers it. Version
  * 2001-01-01 lists two changes with by-path converters of the route: `Rename` (fullName was name) and `ToList`
- * (addresses was address), or `Search` (the query's q was search) and `Rename`; `apart` gives `Search` another route (and query schema).
+ * (addresses was address), or `Search` (the query's q was search) and `Rename`; `apart` gives `Search` another route
+ * (and query schema). With `location: 'path'`, the version is the first segment of the path.
  */
-async function teamsApp (changes: 'rename, to list' | 'search, rename' | 'apart') {
+async function teamsApp (changes: 'rename, to list' | 'search, rename' | 'apart', location: 'header' | 'path' = 'header') {
   const User = Type.Object({ fullName: Type.String(), addresses: Type.Array(Type.String()) }, { $id: 'User' })
   const Query = Type.Object({ q: Type.Optional(Type.String()) })
   const OtherQuery = Type.Object({ q: Type.Optional(Type.String()) })
@@ -77,7 +78,7 @@ async function teamsApp (changes: 'rename, to list' | 'search, rename' | 'apart'
   }
   const listed: VersionChangeClass[] = changes === 'rename, to list' ? [Rename, ToList] : [Search, Rename]
   const app = Fastify()
-  await app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2002-01-01'), new Version('2001-01-01', ...listed), new Version('2000-01-01')) })
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2002-01-01'), new Version('2001-01-01', ...listed), new Version('2000-01-01')), apiVersionLocation: location })
   await app.register(versioned(async (api) => {
     const Team = Type.Object({ lead: User, size: Type.Integer() })
     api.post('/teams', { schema: { querystring: Query, body: Team, response: { 200: Team } } }, async (request) => request.body)
@@ -172,4 +173,15 @@ test('two changes of one version converting different routes: the module is the 
   const types = await typesModule(app)
   t.notMatch(types, /Between|ChangeSides|Side</, 'no route between changes is printed')
   t.match(types, /export type RouteConversion<C extends DocumentedChange, Route extends keyof Routes\[Older<C>\] & keyof Routes\[Newer<C>\]> = \{\n {2}older: Routes\[Older<C>\]\[Route\]\n {2}newer: Routes\[Newer<C>\]\[Route\]\n\}/)
+})
+
+test('versions in the path: the route between the changes is keyed as Routes keys it', async (t) => {
+  const { app, seen } = await teamsApp('rename, to list', 'path')
+  t.teardown(() => app.close())
+  const res = await app.inject({ method: 'POST', url: '/2000-01-01/teams', payload: { lead: { name: 'Ann', address: '1 Main St' }, size: 2 } })
+  t.same(res.json(), { lead: { name: 'Ann', address: '1 Main St' }, size: 2 }, 'the old client gets its body back')
+  t.equal(seen.length, 4)
+  const types = await typesModule(app)
+  t.match(types, /Rename: \{\n {4}older: \{\n {6}'POST \/:x_api_version\/teams': Between\['2001-01-01 \(between Rename and ToList\)'\]\['POST \/:x_api_version\/teams'\]/)
+  t.match(types, /ToList: \{\n {4}newer: \{\n {6}'POST \/:x_api_version\/teams': Between/)
 })
