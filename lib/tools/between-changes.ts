@@ -46,7 +46,7 @@ const ref = (name: string): Json => ({ $ref: `${COMPONENT}${name}` })
  * The shapes of one version holding several changes: its named converter targets and the parts of its by-path
  * converters' routes at each of its levels, as document components.
  */
-export class VersionLevels {
+class VersionLevels {
   /** The components at each level of the walk by change, by level. */
   private readonly components = new Map<number, JsonObject>()
   /** The components and routes printed in `Between`, by level: name or route key → printed type. */

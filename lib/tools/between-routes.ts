@@ -14,8 +14,14 @@ import { readRouteForms, type RouteForms } from '../routes/schema-forms'
 import { EndpointInstructionLog, routeTimeline, type RouteState } from '../routes/timeline'
 import { isSuccessKey } from '../routes/version-plan'
 import type { HeadRoute } from '../routes/versioner-state'
-import type { VersionLevels } from './between-changes'
-import { literal, printType, routeKey } from './type-printer'
+import { literal, printType, routeKey, type Json } from './type-printer'
+
+/** What {@link routeAt} needs of a version's shapes between its changes (./between-changes.ts's `VersionLevels`). */
+interface LevelShapes {
+  partAt: (head: TSchema, level: number) => { json: Json, text: string }
+  typeAt: (name: string, level: number) => string
+  addRoute: (key: string, level: number, text: string) => string
+}
 
 /** A route as `Routes` prints it in one version: its request parts in order (`body?` where optional), its response statuses. */
 export interface RouteOutline {
@@ -112,7 +118,7 @@ export function routeHeads (route: ConvertedRoute, from: number, to: number): TS
  * // "Between['2001-01-01 (between Search and Rename)']['POST /teams']"
  * ```
  */
-export function routeAt (route: ConvertedRoute, level: number, shapes: VersionLevels, sides: ReadonlyArray<{ version: string, level: number }>, outline: RouteOutline): string | undefined {
+export function routeAt (route: ConvertedRoute, level: number, shapes: LevelShapes, sides: ReadonlyArray<{ version: string, level: number }>, outline: RouteOutline): string | undefined {
   const from = new Set<string>()
   const typeOf = (part: string, member: string, pad: string): string => {
     const here = headAt(route, part, level)
