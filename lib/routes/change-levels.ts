@@ -24,6 +24,8 @@ export class ChangeLevels {
   private readonly targets: ConverterTargets
   /** The generation walked change by change: its levels are the version levels and the shapes between changes. */
   readonly generation: SchemaGeneration
+  /** The steps of {@link generation}: a version holding several changes is a step per change (route timelines walk them too). */
+  readonly steps: readonly GenerationStep[]
   /** The level of the walk by change that each version level is (index = version level). */
   private readonly levelOfVersion: number[] = []
 
@@ -41,6 +43,7 @@ export class ChangeLevels {
         levels.push(main.levels[index + 1])
       }
     })
+    this.steps = split
     this.generation = SchemaGeneration.ofSteps(main, split, levels)
     this.targets = new ConverterTargets(this.generation, split)
   }

@@ -30,6 +30,11 @@ export function propertyKey (name: string): string {
   return IDENTIFIER.test(name) ? name : literal(name)
 }
 
+/** A route's key in `Routes`: its method and its document path as Fastify writes it (`GET /users/:id`, `GET /files/*`). */
+export function routeKey (method: string, path: string): string {
+  return `${method} ${path.replace(/\{([^}]+)\}/g, (_, name: string) => name === '*' ? '*' : `:${name}`)}`
+}
+
 /** True for a JSON object (not an array). */
 export function isObject (value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value)

@@ -2,8 +2,8 @@
  * `types`: one TypeScript module with the types of every version of a readied application, written from the
  * documents it serves (so the types are what clients of each version see): the version ids, every named schema,
  * every route's request parts and responses, every webhook, and each version change's two versions, with
- * `Conversion` / `RouteConversion` to type converters by the versions they move between. Same application, same
- * bytes.
+ * `Conversion` / `RouteConversion` to type converters by the versions they move between (by the shapes between the
+ * changes of a version where two edit one schema or route: ./between-changes.ts). Same application, same bytes.
  * @module
  */
 import type { FastifyInstance } from 'fastify'
@@ -14,7 +14,8 @@ import { operationKeysOf, operationMethod } from '../docs/openapi-schemas'
 import { servedDocuments, toolVersions, type ChannelOptions } from './export'
 import { follow } from './document-places'
 import { betweenChanges } from './between-changes'
-import { docComment, isObject, literal, printType, propertyKey, type Json, type JsonObject } from './type-printer'
+import type { RouteOutline } from './between-routes'
+import { docComment, isObject, literal, printType, propertyKey, routeKey, type Json, type JsonObject } from './type-printer'
 
 const PARAMETER_PARTS: Readonly<Record<string, string>> = { path: 'params', query: 'query', header: 'headers', cookie: 'cookies' }
 
@@ -59,7 +60,7 @@ class VersionTypes {
 
   routes (): string {
     return this.eachOperation(this.document.paths, (method, path, operation, item) => {
-      const route = `${method} ${path.replace(/\{([^}]+)\}/g, (_, name: string) => name === '*' ? '*' : `:${name}`)}`
+      const route = routeKey(method, path)
       const shared = Array.isArray(item.parameters) ? item.parameters : []
       return `${docComment({ description: operation.summary ?? null, deprecated: operation.deprecated ?? false }, '    ')}` +
         `    ${literal(route)}: ${this.operation(operation, shared)}`
@@ -68,7 +69,16 @@ class VersionTypes {
 
   private operation (operation: JsonObject, shared: Json[]): string {
     const pad = '      '
-    const lines: string[] = []
+    const { parts, statuses } = this.parts(operation, shared)
+    const lines = parts.map(([part, type]) => `${pad}${part}: ${type}`)
+    lines.push(`${pad}responses: {\n${statuses.map(([status, type]) => `${pad}  ${/^\d+$/.test(status) ? status : literal(status)}: ${type}`).join('\n')}\n${pad}}`)
+    return `{\n${lines.join('\n')}\n    }`
+  }
+
+  /** An operation's request parts (`body?` where it is optional) and responses by status, each with its printed type. */
+  private parts (operation: JsonObject, shared: Json[]): { parts: Array<[string, string]>, statuses: Array<[string, string]> } {
+    const pad = '      '
+    const parts: Array<[string, string]> = []
     const parameters = [...shared, ...(Array.isArray(operation.parameters) ? operation.parameters : [])]
       .map((parameter) => follow(this.document, parameter)).filter(isObject)
     for (const [location, part] of Object.entries(PARAMETER_PARTS)) {
@@ -76,17 +86,29 @@ class VersionTypes {
       if (own.length === 0) continue
       const fields = own.map((parameter) => `${docComment(parameter, `${pad}  `)}${pad}  ${propertyKey(String(parameter.name))}` +
         `${parameter.required === true ? '' : '?'}: ${this.type(parameter.schema, `${pad}  `)}`)
-      lines.push(`${pad}${part}: {\n${fields.join('\n')}\n${pad}}`)
+      parts.push([part, `{\n${fields.join('\n')}\n${pad}}`])
     }
     const body = follow(this.document, operation.requestBody)
-    if (isObject(body)) lines.push(`${pad}body${body.required === true ? '' : '?'}: ${this.type(contentSchema(this.document, body), pad)}`)
+    if (isObject(body)) parts.push([`body${body.required === true ? '' : '?'}`, this.type(contentSchema(this.document, body), pad)])
     const responses = isObject(operation.responses) ? operation.responses : {}
-    const statuses = Object.entries(responses).map(([status, response]) => {
+    const statuses = Object.entries(responses).map(([status, response]): [string, string] => {
       const schema = contentSchema(this.document, response)
-      return `${pad}  ${/^\d+$/.test(status) ? status : literal(status)}: ${schema === undefined ? 'undefined' : this.type(schema, `${pad}  `)}`
+      return [status, schema === undefined ? 'undefined' : this.type(schema, `${pad}  `)]
     })
-    lines.push(`${pad}responses: {\n${statuses.join('\n')}\n${pad}}`)
-    return `{\n${lines.join('\n')}\n    }`
+    return { parts, statuses }
+  }
+
+  /** The parts and response statuses of route `key` ('METHOD /path'), as {@link routes} prints it; undefined where the version has none. */
+  outline (key: string): RouteOutline | undefined {
+    let found: RouteOutline | undefined
+    this.eachOperation(this.document.paths, (method, path, operation, item) => {
+      if (routeKey(method, path) === key) {
+        const { parts, statuses } = this.parts(operation, Array.isArray(item.parameters) ? item.parameters : [])
+        found = { parts: parts.map(([part]) => part), statuses: statuses.map(([status]) => status) }
+      }
+      return ''
+    })
+    return found
   }
 
   webhooks (): string {
@@ -125,12 +147,25 @@ export type Conversion<C extends DocumentedChange, Name extends keyof Schemas[Ol
 ${sided ? SIDED : PLAIN}
 }
 
-/** A route as the two versions of a version change have it (request parts and responses). */
+${sided ? ROUTE_SIDED_NOTE : '/** A route as the two versions of a version change have it (request parts and responses). */'}
 export type RouteConversion<C extends DocumentedChange, Route extends keyof Routes[Older<C>] & keyof Routes[Newer<C>]> = {
-  older: Routes[Older<C>][Route]
-  newer: Routes[Newer<C>][Route]
+${sided ? ROUTE_SIDED : ROUTE_PLAIN}
 }
 `
+
+/** RouteConversion's sides: the versions'. */
+const ROUTE_PLAIN = `  older: Routes[Older<C>][Route]
+  newer: Routes[Newer<C>][Route]`
+
+/** RouteConversion's comment where a version holds changes that edit one schema or route. */
+const ROUTE_SIDED_NOTE = `/**
+ * A route as the two versions of a version change have it (request parts and responses). Where another change of its
+ * version converts the route first, a side is the route between them (\`ChangeSides\`).
+ */`
+
+/** RouteConversion's sides where a version holds changes that edit one schema or route: the route between them, as `ChangeSides` names it. */
+const ROUTE_SIDED = `  older: Side<C, 'older', Route, Routes[Older<C>][Route]>
+  newer: Side<C, 'newer', Route, Routes[Newer<C>][Route]>`
 
 /** Conversion's sides: the versions'. */
 const PLAIN = `  older: Schemas[Older<C>][Name]
@@ -165,11 +200,11 @@ function block (name: string, comment: string, members: Array<[string, string]>)
  */
 export async function typesModule (app: FastifyInstance, options: ChannelOptions = {}): Promise<string> {
   const values = toolVersions(app, options)
-  const sided = betweenChanges(app, values)
   const documents = new Map<string, VersionTypes>()
   for (const { version, body } of await servedDocuments(app, options)) {
     if (version !== UNVERSIONED) documents.set(version, new VersionTypes(version, JSON.parse(body.toString('utf8')) as JsonObject))
   }
+  const sided = betweenChanges(app, values, (version, route) => documents.get(version)?.outline(route))
   const each = (print: (types: VersionTypes) => string): Array<[string, string]> =>
     values.map((version) => [version, documents.get(version) === undefined ? '' : print(documents.get(version) as VersionTypes)])
   return [

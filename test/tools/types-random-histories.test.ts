@@ -166,8 +166,11 @@ test('random histories: values a version\'s document takes compile as its types,
   t.ok([...statements.values()].flat().filter((line) => line.startsWith('// @ts-expect-error')).length > 1000, 'refused values were tried')
 })
 
-/** Pool changes whose converters name Order (ShipString conflicts with ShipTo), two or three of which one version lists below. */
-const ORDER_CHANGES = ['LinesItems', 'NoteMemo', 'TagsLabels', 'GridMatrix', 'ShipTo', 'PriorityNew']
+/**
+ * Pool changes whose converters name Order or convert POST /orders by path (PayBy's request converter, NoteMemo's
+ * response one; ShipString conflicts with ShipTo), two or three of which one version lists below.
+ */
+const ORDER_CHANGES = ['LinesItems', 'NoteMemo', 'TagsLabels', 'GridMatrix', 'ShipTo', 'PriorityNew', 'PayBy']
 /** Three histories keep the suite's time (tsc); seeds 1–40 were run once: typed by the versions, each one failed. */
 const SIDED_SEEDS = [4, 9, 23]
 
@@ -190,22 +193,26 @@ function twoOnOrder (r: () => number): History {
   return { ...h, versions: versions.filter((version) => version.changes.length > 0) }
 }
 
-test('random histories with two changes of one version on Order: each body the runtime feeds a converter is assignable to its Conversion side', async (t) => {
+test('random histories with two changes of one version on Order: each body the runtime feeds a converter is assignable to its Conversion or RouteConversion side', async (t) => {
   const dir = await scratch(t)
   const files: string[] = []
   const lines = new Map<string, string[]>()
+  let pathFed = 0
   for (const seed of SIDED_SEEDS) {
     const r = rng(seed)
     const history = twoOnOrder(r)
     // Every converter method records the body it is given (the reader takes the methods from an instance later).
-    const fed: Array<{ change: string, method: string, body: unknown }> = []
+    const fed: Array<{ change: string, method: string, body: unknown, status?: number }> = []
     const recording: PoolItem[] = pool.map((item) => ({
       ...item,
       make: (...args) => {
         const made = item.make(...args)
         for (const method of Object.getOwnPropertyNames(made.prototype).filter((name) => name !== 'constructor')) {
-          const run = made.prototype[method] as (info: { body: unknown }) => unknown
-          made.prototype[method] = function (this: unknown, info: { body: unknown }) { fed.push({ change: made.name, method, body: structuredClone(info.body) }); return run.call(this, info) }
+          const run = made.prototype[method] as (info: { body: unknown, statusCode?: number }) => unknown
+          made.prototype[method] = function (this: unknown, info: { body: unknown, statusCode?: number }) {
+            fed.push({ change: made.name, method, body: structuredClone(info.body), status: info.statusCode })
+            return run.call(this, info)
+          }
         }
         return made
       }
@@ -228,21 +235,34 @@ test('random histories with two changes of one version on Order: each body the r
     }
     // Each recorded body, typed by the side of the change it was fed: a request converter reads `older`, a response converter `newer`.
     const state = versionerStateOf(app)
+    let byPath = 0
     const values = [...documents.keys()]
-    const source = [`import type { Conversion } from './sided-${seed}'`, 'export {}']
-    for (const { change, method, body } of fed) {
+    const source = [`import type { Conversion, RouteConversion } from './sided-${seed}'`, 'export {}']
+    for (const { change, method, body, status } of fed) {
       const versionAt = state.steps.findIndex((step) => step.changes.some((each) => each.name === change))
-      const converter = state.steps[versionAt].changes.find((each) => each.name === change)?.converters.find((each) => each.methodName === method)
+      const converters = state.steps[versionAt].changes.find((each) => each.name === change)?.converters ?? []
+      const converter = converters.find((each) => each.methodName === method)
       const older = values[versionAt]
       const newer = values[versionAt - 1]
-      if (versionAt === 0 || older === undefined || converter?.target.kind !== 'schema') continue
+      if (versionAt === 0 || older === undefined || converter === undefined) continue
+      // A change's converters run as declared: one declared after another of its direction reads what that one wrote, no side of the change.
+      const declaredAfter = converters.slice(0, converters.indexOf(converter)).some((each) => each.direction === converter.direction)
+      if (converter.target.kind === 'path') {
+        if (declaredAfter) continue
+        // A by-path converter of POST /orders: a request one reads the older side's body, a response one the newer side's answer.
+        const side = converter.direction === 'request' ? "['older']['body']" : `['newer']['responses'][${status ?? 0}]`
+        source.push(`export const fed${source.length}: RouteConversion<${literal(change)}, ${literal(`POST ${history.location === 'path' ? '/:version' : ''}/orders`)}>${side} = ${JSON.stringify(body)}`)
+        byPath++
+        continue
+      }
       for (const name of converter.target.schemas.map((target) => (target as { $id?: string }).$id)) {
         if (name === undefined || !(name in documents.get(older).components.schemas) || !(name in documents.get(newer).components.schemas)) continue
         source.push(`export const fed${source.length}: Conversion<${literal(change)}, ${literal(name)}>[${literal(converter.direction === 'request' ? 'older' : 'newer')}] = ${JSON.stringify(body)}`)
       }
     }
     await app.close()
-    t.ok(source.length > 12, `seed ${seed}: converters of Order were fed (${source.length - 2})`)
+    t.ok(source.length > 12, `seed ${seed}: converters of Order were fed (${source.length - 2}, ${byPath} by path)`)
+    pathFed += byPath
     await writeFile(join(dir, `sided-${seed}.ts`), types)
     await writeFile(join(dir, `fed-${seed}.ts`), `${source.join('\n')}\n`)
     files.push(join(dir, `sided-${seed}.ts`), join(dir, `fed-${seed}.ts`))
@@ -254,4 +274,5 @@ test('random histories with two changes of one version on Order: each body the r
     return `${diagnostic.file?.fileName.slice(dir.length + 1)}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, ' ')} ${lines.get(diagnostic.file?.fileName ?? '')?.[line] ?? ''}`
   })
   t.same(errors.slice(0, 6), [], 'every body fed to a converter is assignable to its side')
+  t.ok(pathFed > 0, `by-path converters were fed (${pathFed})`)
 })
