@@ -167,3 +167,40 @@ test("regression: keywords beside a $ref that is a route's whole querystring, he
     }
   }
 })
+
+test('regression: check, a keyword beside a $ref to a schema that itself refers to another (a list of Tags): added in a request was a note, the type removed a break', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'fastify-versioner-ref-siblings-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  /** Notes whose `tags` are a shared list of shared `Tag`s, with `beside` the `$ref` to the list in the body and the response. */
+  const notes = async (beside: Record<string, unknown> | undefined, colored = false): Promise<ReturnType<typeof versionedApp>> => {
+    const Tag = Type.Object({ name: Type.String(), ...(colored ? { color: Type.Optional(Type.String()) } : {}) }, { $id: 'Tag' })
+    const Tags = Type.Array(Type.Ref(Tag), { $id: 'Tags' })
+    const tags = beside === undefined ? Type.Ref(Tags) : Type.Ref(Tags, beside)
+    const served = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2000-01-01')), async (api) => {
+      api.addSchema(Tag)
+      api.addSchema(Tags)
+      api.post('/notes', { schema: { body: Type.Object({ tags }), response: { 200: Type.Object({ tags }) } } }, async () => ({ tags: [] }))
+    })
+    await served.ready()
+    return served
+  }
+  const cases: Array<[string, Record<string, unknown> | undefined, Record<string, unknown> | undefined, string[], string[]]> = [
+    ['the same', { maxItems: 5 }, { maxItems: 5 }, [], []],
+    ['added', undefined, { maxItems: 5 }, ['request body /tags: maxItems (none) → 5'], ['response 200 /tags: maxItems (none) → 5']],
+    ['removed', { maxItems: 5 }, undefined, ['response 200 /tags: maxItems 5 → (none)'], ['request body /tags: maxItems 5 → (none)']],
+    ['tightened', { maxItems: 5 }, { maxItems: 3 }, ['request body /tags: maxItems 5 → 3'], ['response 200 /tags: maxItems 5 → 3']],
+    ['a description added', undefined, { description: 'Its tags.' }, [], ['request body /tags: description added (text)', 'response 200 /tags: description added (text)']]
+  ]
+  const texts = (found: Array<{ text: string }>): string[] => found.map((entry) => entry.text.replace('2000-01-01 POST /notes: ', '')).sort()
+  for (const [name, before, after, breaks, notesSeen] of cases) {
+    await rm(dir, { recursive: true, force: true })
+    await exportDocuments(await notes(before), dir)
+    const result = await checkDocuments(await notes(after), dir)
+    t.same([texts(result.breaks), texts(result.notes)], [breaks, notesSeen], `${name}: the maxItems, not the list's type and items`)
+  }
+  // The schema referred to changed beside it: seen through the keyword beside the $ref.
+  await rm(dir, { recursive: true, force: true })
+  await exportDocuments(await notes({ maxItems: 5 }), dir)
+  const colored = await checkDocuments(await notes({ maxItems: 5 }, true), dir)
+  t.same([texts(colored.breaks), texts(colored.notes)], [[], ['request body /tags/*/color: new optional field', 'response 200 /tags/*/color: new field']])
+})
