@@ -25,7 +25,7 @@ import { resolveVersion } from '../serve/version-picking'
 import type { Version } from '../describe/versions'
 import { inCanonicalOrder } from './document-order'
 import { fastifyAjv } from '../core/strict-validator'
-import { PARAMETER_RULES, parameterRules } from './parameter-rules'
+import { PARAMETER_RULES, parameterObjects, parameterRules } from './parameter-rules'
 import { DOCUMENT_KEY, keepDocumentTransform } from './route-transforms'
 
 type Json = Record<string, unknown>
@@ -155,10 +155,10 @@ export class OpenApiDocuments {
   /** The schema `@fastify/swagger` documents for a route in a version. */
   private schemaFor (registered: RegisteredRoute, behaviour: VersionBehaviour, url: string): RouteSchema {
     const { generation } = this.state
-    const schema = routeSchemaIn(registered.head, behaviour, generation, (form, part) => {
+    const schema = parameterObjects(routeSchemaIn(registered.head, behaviour, generation, (form, part) => {
       const prepared = this.examples.at(form, behaviour.level)
       return part === 'body' || part === 'response' ? rootForDocs(prepared) : prepared
-    })
+    }), (ref) => generation.resolveAnyId(ref))
     // Where @fastify/swagger writes `deprecated` (the version's lifecycle is not one of the route's attributes).
     if (this.versionDeprecated(behaviour.version)) schema.deprecated = true
     schema[OPERATION_OF] = this.state.headRoutes.indexOf(registered.head)

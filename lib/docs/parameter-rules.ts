@@ -64,7 +64,49 @@ export function splitRules (node: Json): { rules: unknown[], rest: Json } | unde
 const OBJECT_ASSERTIONS = new Set(['if', 'then', 'else', 'not', 'dependencies', 'dependentRequired', 'dependentSchemas', 'minProperties', 'maxProperties', 'propertyNames'])
 
 /** Where `@fastify/swagger` writes each part's fields as parameters (OpenAPI's `in`). */
-const LOCATIONS = [['querystring', 'query'], ['query', 'query'], ['headers', 'header'], ['params', 'path']] as const
+const PARAMETER_PARTS = [['querystring', 'query'], ['query', 'query'], ['headers', 'header'], ['params', 'path']] as const
+
+/**
+ * A querystring, headers or params schema that is a `$ref` with keywords of its own (`Type.Ref(Search, { required:
+ * ['q'], minProperties: 1 })`, written `{ required, minProperties, allOf: [<Search>] }` in documents, decision 0294)
+ * as one object, which `@fastify/swagger` writes as parameters: it reads an object's `properties` and `required` only,
+ * and dropped the keywords (or, beside the version parameter's `properties`, every parameter of the schema named). The
+ * `required` beside it joins the object's; any other assertion beside it becomes an `allOf` member, a rule
+ * ({@link parameterRules}); text has no place on a parameter list. Any other schema is returned as it is.
+ * @example
+ * ```ts
+ * parameterObject({ required: ['q'], allOf: [{ $ref: 'Search' }] }, resolve) // { type: 'object', properties: { q }, required: ['q'] }
+ * ```
+ */
+function parameterObject (given: unknown, resolve: (ref: string) => TSchema | undefined): unknown {
+  if (!isSchemaObject(given)) return given
+  const { $ref, allOf, ...beside } = given
+  const member = Array.isArray(allOf) && allOf.length === 1 && $ref === undefined ? allOf[0] as unknown : undefined
+  if (!isSchemaObject(member) && (typeof $ref !== 'string' || allOf !== undefined)) return given
+  if (Object.keys(beside).length === 0 || Object.hasOwn(beside, 'properties') || Object.hasOwn(beside, 'type')) return given
+  const named = isSchemaObject(member) ? member : { $ref }
+  const target = parameterObject(typeof named.$ref === 'string' ? resolve(named.$ref) : named, resolve)
+  if (!isSchemaObject(target) || !isSchemaObject(target.properties)) return given
+  const { $id: _id, ...object } = target
+  const { required, ...others } = beside
+  const rule = Object.fromEntries(Object.entries(others).filter(([key]) => !TEXT_KEYS.has(key) && !key.startsWith('x-')))
+  const names = [...(Array.isArray(object.required) ? object.required : []), ...(Array.isArray(required) ? required : [])] as unknown[]
+  const members = [...(Array.isArray(object.allOf) ? object.allOf : []), ...(Object.keys(rule).length > 0 ? [rule] : [])] as unknown[]
+  return { ...object, ...(names.length > 0 ? { required: [...new Set(names)] } : {}), ...(members.length > 0 ? { allOf: members } : {}) }
+}
+
+/**
+ * A route's schema in a version with its querystring, headers and params each written as one object
+ * ({@link parameterObject}), in place: the schema is the document's own copy.
+ * @example
+ * ```ts
+ * const schema = parameterObjects(routeSchemaIn(route, behaviour, generation, prepare), (ref) => generation.resolveAnyId(ref))
+ * ```
+ */
+export function parameterObjects (schema: RouteSchema, resolve: (ref: string) => TSchema | undefined): RouteSchema {
+  for (const [part] of PARAMETER_PARTS) if (Object.hasOwn(schema, part)) schema[part] = parameterObject(schema[part], resolve) as TSchema
+  return schema
+}
 
 /**
  * The rules of a route's querystring, headers and params objects in a version (its schema as documents show it,
@@ -78,7 +120,7 @@ const LOCATIONS = [['querystring', 'query'], ['query', 'query'], ['headers', 'he
  */
 export function parameterRules (schema: RouteSchema, resolve: (ref: string) => TSchema | undefined): Record<string, unknown[]> | undefined {
   let found: Record<string, unknown[]> | undefined
-  for (const [part, location] of LOCATIONS) {
+  for (const [part, location] of PARAMETER_PARTS) {
     const given = Object.hasOwn(schema, part) ? schema[part] : undefined
     const object = isSchemaObject(given) && typeof given.$ref === 'string' ? resolve(given.$ref) : given
     if (!isSchemaObject(object)) continue

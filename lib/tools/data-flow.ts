@@ -20,15 +20,17 @@ import type { ResolveRef } from '../values/shapes'
 import { lowerCaseHeaders } from '../routes/prepared-schemas'
 import { fieldsThereOnly, formatsOf, outOfRange, placeThere, propertySchema, typesBesideNull } from './places-there'
 import { keptField, type Kept } from './renamed-values'
+import { withOwnKeywords } from './ref-keywords'
 
 /** Resolves a `$ref` of a schema (the application's `$id`s). */
 export type RefResolver = (ref: string) => unknown
 
-/** The schema node `schema` is, following `$ref`s; `undefined` when it names nothing. */
+/** The schema node `schema` is, following `$ref`s (with their own keywords); `undefined` when it names nothing. */
 export function asNode (schema: unknown, resolveRef: RefResolver): JsonSchema | undefined {
   let node = schema
   for (let hops = 0; hops < 8 && typeof node === 'object' && node !== null && typeof (node as JsonSchema).$ref === 'string'; hops++) {
-    node = resolveRef((node as JsonSchema).$ref as string)
+    const target = resolveRef((node as JsonSchema).$ref as string)
+    node = typeof target === 'object' && target !== null ? withOwnKeywords(node as JsonSchema, target as JsonSchema) : target
   }
   return typeof node === 'object' && node !== null ? node as JsonSchema : undefined
 }

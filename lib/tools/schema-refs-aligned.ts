@@ -28,10 +28,20 @@ function unwrapped (document: unknown, node: Record<string, unknown>): unknown {
   return typeof target === 'object' && target !== null && !Array.isArray(target) ? { ...target, ...annotations } : node
 }
 
+/** True when a schema refers, through any number of `$ref`s, to `ref` (a schema of a loop, written out elsewhere). */
+function reachesBack (document: unknown, schema: unknown, ref: string): boolean {
+  const seen = refsIn(schema, new Set())
+  for (const next of seen) {
+    if (next === ref) return true
+    refsIn(follow(document, { $ref: next }), seen)
+  }
+  return false
+}
+
 /**
  * A schema `$ref` beside other keywords (OpenAPI 3.1's schemas allow it), or an `allOf` of it alone beside keywords
  * other than text (how the plugin documents `Type.Ref(Name, { maxLength: 20 })`), as the schema it refers to with
- * them, where that schema refers to no other and none of them but text is one of its own (else as it is).
+ * them, where that schema does not refer back to itself and none of them but text is one of its own (else as it is).
  * `api-smart-diff` makes the first an `allOf` it never resolves: a description beside it removed the schema's fields
  * (a false red), a `maxLength` beside it was a note; and it reads either facing the other form (or the `$ref` alone,
  * as documents saved before wrote it) as the schema's `type` removed.
@@ -42,7 +52,7 @@ function siblingsMerged (document: unknown, node: unknown): unknown {
   const ref = wrapped ? own(allOf[0], '$ref') : own(node, '$ref')
   if (typeof ref !== 'string' || !ref.startsWith('#/components/schemas/') || isSchemaRef(node)) return node
   const target = follow(document, { $ref: ref })
-  if (typeof target !== 'object' || target === null || Array.isArray(target) || refsIn(target, new Set()).size > 0) return node
+  if (typeof target !== 'object' || target === null || Array.isArray(target) || reachesBack(document, target, ref)) return node
   const merged: Record<string, unknown> = { ...target }
   for (const [key, value] of Object.entries(node as object)) {
     if (key === (wrapped ? 'allOf' : '$ref')) continue

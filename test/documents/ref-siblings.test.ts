@@ -118,3 +118,89 @@ test('generated: limits beside a $ref at HEAD and in each older version, the nam
     return true
   }), { seed: SEED, numRuns: 12 })
 })
+
+test("regression: keywords beside a $ref that is a route's whole querystring, headers or params: a parameter was dropped or documented optional, an assertion lost", async (t) => {
+  for (const location of ['header', 'path'] as const) {
+    for (const changed of [false, true]) {
+      const Search = Type.Object({ q: Type.Optional(Type.String()), page: Type.Optional(Type.String()) }, { $id: 'Search' })
+      const Account = Type.Object({ id: Type.String() }, { $id: 'Account' })
+      const Caller = Type.Object({ 'x-caller': Type.Optional(Type.String()) }, { $id: 'Caller' })
+      const served = await versionedApp(t, new VersionBundle(
+        new HeadVersion(),
+        new Version('2001-01-01', changeClass('Pages', changed ? [schema(Search).field('page').didntExist, schema(Account).had({ description: 'Before.' }), schema(Caller).had({ description: 'Before.' })] : [])),
+        new Version('2000-01-01')
+      ), async (api) => {
+        api.addSchema(Search)
+        api.addSchema(Account)
+        api.addSchema(Caller)
+        api.get('/accounts/:id', {
+          schema: {
+            querystring: Type.Ref(Search, { required: ['q'], minProperties: 1, description: 'What to look for.' }),
+            params: Type.Ref(Account, { description: 'The account.' }),
+            headers: Type.Ref(Caller, { required: ['x-caller'], description: 'Who calls.' })
+          }
+        }, async () => ({}))
+      }, { versioner: { apiVersionLocation: location } })
+      await served.ready()
+      for (const version of ['2001-01-01', '2000-01-01']) {
+        const where = `${location}, the named schemas ${changed ? '' : 'not '}changed, ${version}`
+        const document = documentOf(served, version)
+        t.equal(await validationError(document), undefined, `${where}: a valid document`)
+        const [path, operation] = Object.entries(document.paths as Record<string, { get: Record<string, any> }>)[0]
+        const parameters = new Map<string, { required: boolean }>(operation.get.parameters.map((parameter: { in: string, name: string, required: boolean }) => [`${parameter.in} ${parameter.name}`, parameter]))
+        const page = !changed || version === '2001-01-01'
+        t.same([...parameters.keys()].filter((key) => !key.includes('version')).sort(),
+          ['header x-caller', 'path id', ...(page ? ['query page'] : []), 'query q'], `${where}: every parameter of the schemas named`)
+        // Each parameter documented as required where the version answers 400 without it, optional where it answers 200.
+        const url = (query: string): string => `${path.replace(/\{[^}]*version[^}]*\}/, version).replace('{id}', 'a1')}${query}`
+        const headers = location === 'header' ? { 'x-api-version': version } : {}
+        const full = await served.inject({ url: url('?q=x&page=2'), headers: { ...headers, 'x-caller': 'me' } })
+        t.equal(full.statusCode, 200, `${where}: ${full.body}`)
+        const withoutQ = await served.inject({ url: url('?page=2'), headers: { ...headers, 'x-caller': 'me' } })
+        t.equal(parameters.get('query q')?.required, withoutQ.statusCode === 400, `${where}: q, answered ${withoutQ.statusCode} without it`)
+        const withoutCaller = await served.inject({ url: url('?q=x'), headers })
+        t.equal(parameters.get('header x-caller')?.required, withoutCaller.statusCode === 400, `${where}: x-caller, answered ${withoutCaller.statusCode} without it`)
+        t.equal(parameters.get('query page')?.required, page ? false : undefined)
+        // An assertion on the query as a whole, which no parameter can state, is the operation's rule for `check`.
+        t.same(operation.get['x-parameter-rules'], { query: [{ minProperties: 1 }] }, `${where}: the minProperties beside the $ref`)
+      }
+    }
+  }
+})
+
+test('regression: check, a keyword beside a $ref to a schema that itself refers to another (a list of Tags): added in a request was a note, the type removed a break', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'fastify-versioner-ref-siblings-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  /** Notes whose `tags` are a shared list of shared `Tag`s, with `beside` the `$ref` to the list in the body and the response. */
+  const notes = async (beside: Record<string, unknown> | undefined, colored = false): Promise<ReturnType<typeof versionedApp>> => {
+    const Tag = Type.Object({ name: Type.String(), ...(colored ? { color: Type.Optional(Type.String()) } : {}) }, { $id: 'Tag' })
+    const Tags = Type.Array(Type.Ref(Tag), { $id: 'Tags' })
+    const tags = beside === undefined ? Type.Ref(Tags) : Type.Ref(Tags, beside)
+    const served = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2000-01-01')), async (api) => {
+      api.addSchema(Tag)
+      api.addSchema(Tags)
+      api.post('/notes', { schema: { body: Type.Object({ tags }), response: { 200: Type.Object({ tags }) } } }, async () => ({ tags: [] }))
+    })
+    await served.ready()
+    return served
+  }
+  const cases: Array<[string, Record<string, unknown> | undefined, Record<string, unknown> | undefined, string[], string[]]> = [
+    ['the same', { maxItems: 5 }, { maxItems: 5 }, [], []],
+    ['added', undefined, { maxItems: 5 }, ['request body /tags: maxItems (none) → 5'], ['response 200 /tags: maxItems (none) → 5']],
+    ['removed', { maxItems: 5 }, undefined, ['response 200 /tags: maxItems 5 → (none)'], ['request body /tags: maxItems 5 → (none)']],
+    ['tightened', { maxItems: 5 }, { maxItems: 3 }, ['request body /tags: maxItems 5 → 3'], ['response 200 /tags: maxItems 5 → 3']],
+    ['a description added', undefined, { description: 'Its tags.' }, [], ['request body /tags: description added (text)', 'response 200 /tags: description added (text)']]
+  ]
+  const texts = (found: Array<{ text: string }>): string[] => found.map((entry) => entry.text.replace('2000-01-01 POST /notes: ', '')).sort()
+  for (const [name, before, after, breaks, notesSeen] of cases) {
+    await rm(dir, { recursive: true, force: true })
+    await exportDocuments(await notes(before), dir)
+    const result = await checkDocuments(await notes(after), dir)
+    t.same([texts(result.breaks), texts(result.notes)], [breaks, notesSeen], `${name}: the maxItems, not the list's type and items`)
+  }
+  // The schema referred to changed beside it: seen through the keyword beside the $ref.
+  await rm(dir, { recursive: true, force: true })
+  await exportDocuments(await notes({ maxItems: 5 }), dir)
+  const colored = await checkDocuments(await notes({ maxItems: 5 }, true), dir)
+  t.same([texts(colored.breaks), texts(colored.notes)], [[], ['request body /tags/*/color: new optional field', 'response 200 /tags/*/color: new field']])
+})
