@@ -56,17 +56,10 @@ const WITHOUT_EXAMPLE = new Set<string>([
  */
 const FRAGMENTS = new Set<string>([
   'ResponseInfo', 'RequestInfo', 'ConvertResponseToPreviousVersionFor', 'fastifyVersioner', 'versioned',
-  'FastifyVersionerOptions', 'Webhooks', 'WebhookDefinition', 'RenderWebhookOptions', 'WebhookDelivery',
-  'SkippedSubscriber', 'FailedSubscriber', 'RenderedWebhook', 'renderWebhook', 'signWebhook', 'WebhookRenderedEvent',
-  'RenderedSubscriber', 'UpgradeGuide', 'VersionPicker', 'currentDependencySolver', 'fieldsTheVersionLacks',
-  'migrateResponseBody', 'ServedEvent', 'UpgradePreviewOptions', 'UpgradePreviewEvent', 'CaptureExchangesOptions',
-  'CapturedExchange', 'CapturedWebhook', 'VersionerDecoration', 'Version', 'HeadVersion', 'VersionBundle',
+  'FastifyVersionerOptions', 'UpgradeGuide', 'VersionerDecoration', 'Version', 'HeadVersion', 'VersionBundle',
   'VersionChange', 'VersionChangeWithSideEffects', 'schema', 'enumeration', 'FieldName', 'Instruction',
   'SchemaHadAttributes', 'DerivationSource', 'Brownout', 'ConvertRequestToNextVersionFor', 'ExtendedObjectSchema',
-  'SchemaLike', 'withValidators', 'generateVersionedSchemas', 'errorCodes', 'verify', 'injectEveryVersion',
-  'readWebhookDelivery', 'replaceFromEveryVersion', 'exportDocuments', 'invalidExamples', 'servedDocuments',
-  'checkDocuments', 'compareDocuments', 'typesModule', 'readTraffic', 'replayTraffic', 'NotReplayed',
-  'mutateConverters', 'savedFingerprint'
+  'SchemaLike', 'withValidators', 'generateVersionedSchemas', 'errorCodes'
 ])
 
 /** Where a declaration is: `file:line`. */

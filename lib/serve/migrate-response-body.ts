@@ -181,6 +181,10 @@ function checked (engine: MigrationEngine, at: { schema: TSchema, form: TSchema,
  * when its schemas use formats or keywords of its own.
  * @example
  * ```ts
+ * declare const versions: VersionBundle, subscriber: { url: string, apiVersion: string }
+ * declare function deliverWebhook (url: string, payload: unknown): Promise<void>
+ * const UserResource = Type.Object({ id: Type.String(), addresses: Type.Array(Type.String()) }, { $id: 'UserResource' })
+ * const user: Static<typeof UserResource> = { id: 'usr_1', addresses: ['1 Main St'] }
  * const payload = await migrateResponseBody(versions, UserResource, { latestBody: user, version: subscriber.apiVersion })
  * await deliverWebhook(subscriber.url, payload)
  * // typed: migrateResponseBody<typeof UserResource, Schemas['2000-01-01']['UserResource']>(versions, UserResource, …)

@@ -24,6 +24,7 @@ import type { AroundHooks } from './route-preparation'
  * The `upgradePreview` option.
  * @example
  * ```ts
+ * declare const app: FastifyInstance, versions: VersionBundle
  * await app.register(fastifyVersioner, { versions, upgradePreview: { access: (request) => request.headers['x-staff'] === 'yes' } })
  * ```
  */
@@ -46,9 +47,11 @@ export interface JsonPatchOperation {
  * The message of the channel `fastify-versioner:upgrade-preview`, published once per previewed request.
  * @example
  * ```ts
+ * import diagnosticsChannel from 'node:diagnostics_channel'
+ * declare const app: FastifyInstance
  * diagnosticsChannel.subscribe('fastify-versioner:upgrade-preview', (message) => {
  *   const { served, target, patch, requestValid } = message as UpgradePreviewEvent
- *   logger.info({ served, target, changes: patch?.length, requestValid }, 'upgrade preview')
+ *   app.log.info({ served, target, changes: patch?.length, requestValid }, 'upgrade preview')
  * })
  * ```
  */

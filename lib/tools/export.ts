@@ -71,6 +71,7 @@ function documentVersion (body: string): unknown {
  * is an application with one versioned API, or a context of one API (`FST_VERSIONER_TOOL` when it holds several).
  * @example
  * ```ts
+ * declare const app: FastifyInstance // the application, ready
  * for (const { version, body } of await servedDocuments(app)) console.log(version, body.length)
  * ```
  */
@@ -121,6 +122,7 @@ function refuseInvalidExamples (documents: readonly ServedDocument[], ajv: AppAj
  * versions' files collide on some system (`refuseUnportableFileNames`).
  * @example
  * ```ts
+ * declare const app: FastifyInstance // the application, ready
  * await exportDocuments(app, 'openapi')   // openapi/2001-01-01.json, openapi/2000-01-01.json, openapi/unversioned.json
  * ```
  */
@@ -215,6 +217,7 @@ export interface InvalidExamplesOptions {
  * The examples of an OpenAPI 3.1 document that do not validate against their schema; an empty list when all do.
  * @example
  * ```ts
+ * declare const app: FastifyInstance // the application, ready
  * const document = app.versioner.openapi('2000-01-01')
  * for (const { pointer, message } of invalidExamples(document, { ajv: { customOptions: { formats: { sku: /^[A-Z]{3}-\d+$/ } } } })) console.log(`${pointer}: ${message}`)
  * ```

@@ -225,8 +225,12 @@ async function replacesUnchanged (run: Run, version: string, found: ReplaceFromV
  * step, and at the end as it was stored before the call (without the fill's example values). Returns the findings: `[]` when every version replaces as its clients expect.
  * @example
  * ```ts
- * const created = await app.inject({ method: 'POST', url: '/customers', payload: { givenName: 'Ada', email: 'ada@example.com', memo: 'VIP' } })
- * t.same(await replaceFromEveryVersion(app, { url: `/customers/${created.json().id}` }), [])
+ * import { test } from 'tap'
+ * declare const app: FastifyInstance // the application on test data, ready
+ * test('every version replaces a customer as its clients expect', async (t) => {
+ *   const created = await app.inject({ method: 'POST', url: '/customers', payload: { givenName: 'Ada', email: 'ada@example.com', memo: 'VIP' } })
+ *   t.same(await replaceFromEveryVersion(app, { url: `/customers/${created.json().id}` }), [])
+ * })
  * ```
  */
 export async function replaceFromEveryVersion (app: FastifyInstance, options: ReplaceFromEveryVersionOptions): Promise<ReplaceFromVersionFinding[]> {

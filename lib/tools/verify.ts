@@ -214,6 +214,7 @@ export type VerifyFindings = VerifyFinding[] & {
  * @example
  * ```ts
  * import { verify } from 'fastify-versioner/tools'
+ * declare const app: FastifyInstance // the application, with the plugin registered
  * await app.ready()
  * const findings = await verify(app, { examples: 500, seed: 7 })
  * ```
