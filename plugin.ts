@@ -18,10 +18,14 @@ const plugin: FastifyPluginAsync<FastifyVersionerOptions> = async function fasti
  * `versioned(...)` is then served in every version of `versions`.
  * @example
  * ```ts
+ * declare const versions: VersionBundle // new VersionBundle(new HeadVersion(), new Version('2001-01-01', …), …)
+ * const UserCreateRequest = Type.Object({ addresses: Type.Array(Type.String()) }, { $id: 'UserCreateRequest' })
+ * const UserResource = Type.Object({ id: Type.String(), addresses: Type.Array(Type.String()) }, { $id: 'UserResource' })
  * const app = Fastify()
  * await app.register(fastifyVersioner, { versions })
  * await app.register(versioned(async (api) => {
- *   api.post('/users', { schema: { body: UserCreateRequest, response: { 200: UserResource } } }, createUser)
+ *   api.post('/users', { schema: { body: UserCreateRequest, response: { 200: UserResource } } },
+ *     async (request) => ({ id: 'u1', addresses: request.body.addresses }))
  * }))
  * ```
  */
@@ -56,9 +60,9 @@ export { Version, HeadVersion, VersionBundle, type VersionBundleOptions, type Ve
 export { VersionChange, VersionChangeWithSideEffects } from './lib/describe/version-change'
 export type { VersionChangeClass } from './lib/describe/version-change-reader'
 export {
-  schema, enumeration, type SchemaInstructionBuilder, type FieldInstructionBuilder, type ValidatorInstructionBuilder,
-  type EnumInstructionBuilder, type FieldName
+  schema, type SchemaInstructionBuilder, type FieldInstructionBuilder, type ValidatorInstructionBuilder, type FieldName
 } from './lib/describe/schema-instructions'
+export { enumeration, type EnumInstructionBuilder } from './lib/describe/enum-instructions'
 export { endpoint, type EndpointInstructionBuilder } from './lib/describe/endpoint-instructions'
 export type {
   Instruction, SchemaInstruction, EnumInstruction, EndpointInstruction, FieldKeywords, FieldKeywordName, FieldHadAttributes,
