@@ -183,7 +183,13 @@ export const InvalidUpgradeRangeError = createError<'FST_VERSIONER_INVALID_UPGRA
  * @example
  * ```ts
  * import { errorCodes } from 'fastify-versioner'
- * err instanceof errorCodes.FST_VERSIONER_STRUCTURE
+ * declare const app: FastifyInstance
+ * try {
+ *   await app.ready()
+ * } catch (err) {
+ *   if (err instanceof errorCodes.FST_VERSIONER_STRUCTURE) console.error('the version bundle is malformed:', err.message)
+ *   throw err
+ * }
  * ```
  */
 export const errorCodes = {

@@ -9,8 +9,10 @@ import { Kind, KindGuard, OptionalKind, ReadonlyKind, type Static, type TSchema 
  * JSON Schema object is read alike but needs a cast (`as unknown as TSchema`).
  * @example
  * ```ts
- * const fromOld: SchemaLike = Type.Object({ id: Type.String() })  // import { Type } from '@sinclair/typebox'
- * const fromNew: SchemaLike = Type1.Object({ id: Type1.String() }) // import Type1 from 'typebox'
+ * import { Type } from '@sinclair/typebox' // TypeBox 0.34
+ * import Type1 from 'typebox' // TypeBox 1.x
+ * const fromOld: SchemaLike = Type.Object({ id: Type.String() })
+ * const fromNew: SchemaLike = Type1.Object({ id: Type1.String() })
  * ```
  */
 export type SchemaLike = TSchema | TypeBox1Schema

@@ -33,7 +33,9 @@ export type ExtendedProperties<P extends TProperties, O extends TProperties> = E
  * `Type.Optional` required (so 1.x's `Static`, and its type provider, type the child's values).
  * @example
  * ```ts
- * const UserResource = extendSchema(UserBase, { id: Type.String() }) // UserBase of `typebox` 1.x
+ * import Type1 from 'typebox' // TypeBox 1.x
+ * const UserBase = Type1.Object({ name: Type1.String() })
+ * const UserResource = extendSchema(UserBase, { id: Type1.String() })
  * schema(UserResource).field('id') // checked against { name, id }
  * ```
  */

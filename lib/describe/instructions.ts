@@ -137,6 +137,7 @@ export interface SchemaHadAttributeValues extends SchemaAnnotations {
  * version, at least one of them.
  * @example
  * ```ts
+ * const User = Type.Object({ name: Type.String() }, { $id: 'User' })
  * const attributes: SchemaHadAttributes = { name: 'Person', examples: [{ name: 'Ada' }] }
  * schema(User).had(attributes)
  * ```
@@ -194,6 +195,9 @@ export interface FieldExistedAsInstruction extends SchemaInstructionBase {
  * field of `schema` leading to the derived one, when `schema` holds it in more than one place (decision 0263).
  * @example
  * ```ts
+ * const Address = Type.Object({ city: Type.String() }, { $id: 'Address' })
+ * const Customer = Type.Object({ city: Type.String(), address: Address }, { $id: 'Customer' })
+ * const Order = Type.Object({ billingCity: Type.String(), billing: Address, shipping: Address }, { $id: 'Order' })
  * schema(Address).field('city').derivedFrom({ schema: Customer, field: 'city' })
  * schema(Address).field('city').derivedFrom({ schema: Order, field: 'billingCity', through: 'billing' })
  * ```
@@ -266,6 +270,7 @@ export type EndpointInstruction = EndpointExistenceInstruction | EndpointHadInst
  * Made by {@link schema}, {@link enumeration} and {@link endpoint}.
  * @example
  * ```ts
+ * const User = Type.Object({ addresses: Type.Array(Type.String()) }, { $id: 'User' })
  * const instructions: Instruction[] = [schema(User).field('addresses').had({ name: 'address', type: Type.String() })]
  * ```
  */

@@ -206,6 +206,7 @@ function readChanges (head: HeadVersion, versions: readonly Version[]): readonly
  * several bundles (a bundle built by a factory, several APIs).
  * @example
  * ```ts
+ * declare const ReplaceUserAddressWithListOfAddresses: VersionChangeClass // your change of 2001-01-01
  * const versions = new VersionBundle(
  *   new HeadVersion(),
  *   new Version('2001-01-01', ReplaceUserAddressWithListOfAddresses),

@@ -51,6 +51,7 @@ export interface UpgradeChange {
  * The upgrade guide from one version to a newer one: what `GET <docs>/upgrade?from=A&to=B&format=json` answers.
  * @example
  * ```ts
+ * const base = 'https://api.example.com' // where the docs are served
  * const guide = await (await fetch(`${base}/docs/upgrade?from=2000-01-01&to=2002-01-01&format=json`)).json() as UpgradeGuide
  * for (const change of guide.changes) console.log(change.version, change.name, change.operations.length)
  * ```
