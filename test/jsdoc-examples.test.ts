@@ -3,7 +3,8 @@
  * read by the compiler, `export *` followed) has an `@example` in its JSDoc, and every example compiles against the
  * entries the way the docs' blocks do (test/helpers/docs-program.ts): one module each, with the automatic imports
  * (the package's names, TypeBox's `Type` / `Static`, Fastify's), and the preludes a `<!-- check: prelude=name -->`
- * comment before its fence asks for; all in one program.
+ * comment before its fence asks for; all in one program. And every example is whole where an editor shows it: in the
+ * `@example` tag as TypeScript reads it (a decorator line written `@ Name(…)`).
  */
 import { test } from 'tap'
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
@@ -118,4 +119,30 @@ test('every @example compiles against the public entries, in one program', async
   t.match(selfTest, [/^lib\/self-test\.ts:6: TS2322 /], 'an example that does not compile is reported, at its line of the source file')
   t.equal(selfTest.length, 1, 'and nothing else of it is')
   t.same(messages.slice(0, -1).flat(), [], 'every example compiles: it declares or imports what it uses')
+})
+
+/**
+ * The lines of a declaration's examples that an editor's hover leaves out: TypeScript ends a JSDoc tag at a line whose
+ * first character is `@` not followed by a space (a decorator such as `@ConvertRequestToNextVersionFor(…)`), so what
+ * follows shows as another tag. Examples write a decorator indented in its class and with a space after the `@`
+ * (`  @ ConvertRequestToNextVersionFor(…)`), which TypeScript's parser keeps in the tag and its compiler accepts.
+ */
+function cutInHovers (declaration: ts.Declaration): string[] {
+  const shown = new Set(ts.getJSDocTags(declaration).filter((tag) => tag.tagName.text === 'example')
+    .flatMap((tag) => (ts.getTextOfJSDocComment(tag.comment) ?? '').split('\n').map((line) => line.trim())))
+  return jsdocExamples(declaration).flatMap((block) => block.code.split('\n').flatMap((line, index) =>
+    line.trim() === '' || shown.has(line.trim()) ? [] : [`${where({ file: block.file, line: block.line + index })}: ${line.trim()}`]))
+}
+
+test('every @example is whole in editors\' hovers (as TypeScript reads the tag)', async (t) => {
+  const cut = [...new Set(exported.flatMap((item) => item.declarations.flatMap(cutInHovers)))]
+  t.same(cut, [], 'a decorator line in an example is indented, with a space after its @')
+  const declarationOf = (lines: string[]): ts.Declaration => (ts.createSourceFile(join(root, 'lib', 'self-test.ts'),
+    ['/**', ' * @example', ' * ```ts', ...lines.map((line) => ` * ${line}`), ' * ```', ' */', 'export class C {}'].join('\n'),
+    ts.ScriptTarget.Latest, true).statements[0] as ts.ClassDeclaration)
+  const change = (decorator: string): string[] => ['class C extends VersionChange {', `${decorator}(User)`, '  up (request: RequestInfo) {}', '}']
+  t.same(cutInHovers(declarationOf(change('  @ ConvertRequestToNextVersionFor'))), [], 'an indented `@ Decorator` line is kept')
+  t.same(cutInHovers(declarationOf(change('  @ConvertRequestToNextVersionFor'))),
+    ['lib/self-test.ts:5: @ConvertRequestToNextVersionFor(User)', 'lib/self-test.ts:6: up (request: RequestInfo) {}', 'lib/self-test.ts:7: }'],
+    'a `@Decorator` line is cut, with what follows it')
 })
