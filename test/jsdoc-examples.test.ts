@@ -37,18 +37,14 @@ const WITHOUT_EXAMPLE = new Set<string>([
   'ValidatorDidntExistInstruction', 'EnumHadInstruction', 'EnumDidntHaveInstruction', 'EndpointExistenceInstruction',
   'EndpointHadInstruction', 'ConverterDecorator', 'RequestConverterOptions', 'ResponseConverterOptions',
   'ResponsePathConverterOptions', 'ExtendedProperties', 'ObjectSchemaLike', 'StaticOf',
-  'GenerateVersionedSchemasOptions', 'VersionerStructureError', 'InvalidGenerationInstructionError',
-  'RouterGenerationError', 'RouterPathParamsModifiedError',
-  'RouteRequestBySchemaConverterDoesNotApplyToAnythingError',
+  'GenerateVersionedSchemasOptions', 'RouteRequestBySchemaConverterDoesNotApplyToAnythingError',
   'RouteResponseBySchemaConverterDoesNotApplyToAnythingError', 'RouteByPathConverterDoesNotApplyToAnythingError',
   'InstructionDoesNotApplyToAnythingError', 'VersionerLatestRequestValidationError', 'ConverterFailedError',
-  'UnconvertibleResponseError', 'LintingError', 'InvalidApiVersionError', 'MissingApiVersionError',
-  'UnknownVersionError', 'VersionChangeNotBoundError', 'InvalidOptionError', 'NotReadyError',
-  'OpenApiVersionNotFoundError', 'VersionerToolError', 'UnknownWebhookError', 'InvalidWebhookBodyError',
-  'InvalidWebhookSecretError', 'VersionerAlreadyRegisteredError', 'VersionPickerError', 'InvalidUpgradeRangeError',
-  'VerifyFinding', 'VerifyFindings', 'VerifyOptions', 'UnverifiedNote', 'ReplaceFinding', 'ErrorBodyFinding',
-  'CarrierFinding', 'ReplaceFromEveryVersionOptions', 'ReplaceFromVersionFinding', 'ChannelOptions',
-  'InvalidExamplesOptions', 'ServedDocument', 'CheckResult', 'CompareOptions', 'DocumentChange', 'CommandOutput'
+  'UnconvertibleResponseError', 'LintingError', 'VersionerToolError', 'UnknownWebhookError',
+  'InvalidWebhookBodyError', 'VersionPickerError', 'VerifyFinding', 'VerifyFindings', 'VerifyOptions',
+  'UnverifiedNote', 'ReplaceFinding', 'ErrorBodyFinding', 'CarrierFinding', 'ReplaceFromEveryVersionOptions',
+  'ReplaceFromVersionFinding', 'ChannelOptions', 'InvalidExamplesOptions', 'ServedDocument', 'CheckResult',
+  'CompareOptions', 'DocumentChange', 'CommandOutput'
 ])
 
 /** Where a declaration is: `file:line`. */
