@@ -74,7 +74,10 @@ export const RouteByPathConverterDoesNotApplyToAnythingError =
 
 /**
  * A schema or enum instruction names a schema no versioned route, webhook or shared schema uses in any version.
- * @example `schema(Unused).field('name').had({ name: 'fullName' })`
+ * @example
+ * ```ts
+ * schema(Type.Object({ name: Type.String() })).field('name').had({ name: 'fullName' }) // in a change: at ready(), no route uses it
+ * ```
  */
 export const InstructionDoesNotApplyToAnythingError = createError<'FST_VERSIONER_INSTRUCTION_UNUSED', 500, [message: string]>(
   'FST_VERSIONER_INSTRUCTION_UNUSED', '%s', 500, asBase(InvalidGenerationInstructionError))
@@ -183,19 +186,30 @@ export const OpenApiVersionNotFoundError = createError<'FST_VERSIONER_OPENAPI_NO
 /**
  * The tools could not use an application: it cannot be loaded, exports no app with the plugin, or a saved folder cannot
  * be read.
- * @example `loadApp('./app.ts')` without tsx
+ * @example
+ * ```ts
+ * await servedDocuments(Fastify()) // rejects: the application does not register fastify-versioner
+ * ```
  */
 export const VersionerToolError = createError<'FST_VERSIONER_TOOL', 500, [message: string]>('FST_VERSIONER_TOOL', '%s', 500)
 
 /**
  * `webhooks.render()` named no webhook declared with `webhooks.add()`.
- * @example `render('invoice.payed', …)` rejects, listing the declared ones.
+ * @example
+ * ```ts
+ * declare const app: FastifyInstance // ready, with invoice.paid declared
+ * await app.versioner.webhooks.render('invoice.payed', {}, { subscribers: [] }) // rejects, listing the declared ones
+ * ```
  */
 export const UnknownWebhookError = createError<'FST_VERSIONER_UNKNOWN_WEBHOOK', 500, [message: string]>('FST_VERSIONER_UNKNOWN_WEBHOOK', '%s', 500)
 
 /**
  * A body `webhooks.render()` got is not one the webhook's HEAD schema accepts.
- * @example `render('invoice.paid', { id: 42 }, …)` rejects naming `/id`.
+ * @example
+ * ```ts
+ * declare const app: FastifyInstance // ready, with invoice.paid's body { id: string }
+ * await app.versioner.webhooks.render('invoice.paid', { id: 42 }, { subscribers: [] }) // rejects, naming /id
+ * ```
  */
 export const InvalidWebhookBodyError = createError<'FST_VERSIONER_INVALID_WEBHOOK_BODY', 500, [message: string]>('FST_VERSIONER_INVALID_WEBHOOK_BODY', '%s', 500)
 
