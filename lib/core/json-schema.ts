@@ -19,7 +19,11 @@ export type SchemaLike = TSchema | TypeBox1Schema
 
 /**
  * An object schema of either TypeBox line (0.34 or 1.x): what `extendSchema` and `withValidators` take.
- * @example `const Base: ObjectSchemaLike = Type.Object({ name: Type.String() })`
+ * @example
+ * ```ts
+ * const Base: ObjectSchemaLike = Type.Object({ name: Type.String() })
+ * const UserResource = extendSchema(Base, { id: Type.String() })
+ * ```
  */
 export type ObjectSchemaLike = SchemaLike & { readonly type: 'object', readonly properties: object }
 

@@ -78,7 +78,10 @@ export function webhookSignature (keys: readonly Buffer[], content: string): str
 
 /**
  * The Standard Webhooks headers of one delivery attempt.
- * @example `const headers: WebhookSignatureHeaders = signWebhook(secret, { id, body })`
+ * @example
+ * ```ts
+ * const headers: WebhookSignatureHeaders = signWebhook('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', { id: 'msg_1', body: '{}' })
+ * ```
  */
 export interface WebhookSignatureHeaders {
   readonly 'webhook-id': string

@@ -104,7 +104,14 @@ export function bindVersionInRequestLog (request: FastifyRequest, reply: Fastify
   reply.log = log
 }
 
-/** The phase of a request: `'fastify'` before migration (versioned data), `'versioner'` after it (HEAD data). */
+/**
+ * The phase of a request: `'fastify'` before migration (versioned data), `'versioner'` after it (HEAD data).
+ * @example
+ * ```ts
+ * declare const request: FastifyRequest
+ * const phase: DependencySolver = currentDependencySolver(request) // 'versioner' in the handler of a versioned route
+ * ```
+ */
 export type DependencySolver = 'fastify' | 'versioner'
 
 /**

@@ -35,7 +35,14 @@ export interface UpgradePreviewOptions {
   access: (request: FastifyRequest) => boolean | Promise<boolean>
 }
 
-/** One operation of an RFC 6902 JSON Patch. */
+/**
+ * One operation of an RFC 6902 JSON Patch.
+ * @example
+ * ```ts
+ * declare const event: UpgradePreviewEvent // a message of the channel fastify-versioner:upgrade-preview
+ * const removed: JsonPatchOperation[] = (event.patch ?? []).filter((operation) => operation.op === 'remove')
+ * ```
+ */
 export interface JsonPatchOperation {
   readonly op: 'add' | 'remove' | 'replace' | 'move' | 'copy' | 'test'
   readonly path: string

@@ -18,7 +18,12 @@ export const servedChannel = diagnosticsChannel.channel('fastify-versioner:serve
 
 /**
  * The HEAD route a request is served by: its method (the one answering the request) and URL.
- * @example `const { method, url } = event.route // 'GET', '/users/:id'`
+ * @example
+ * ```ts
+ * declare const event: ServedEvent // a message of the channel fastify-versioner:served
+ * const route: ServedRoute = event.route
+ * console.log(`${route.method} ${route.url}`) // GET /users/:id
+ * ```
  */
 export interface ServedRoute {
   readonly method: string
