@@ -26,23 +26,20 @@ const exported = publicExports(entries)
  */
 const WITHOUT_EXAMPLE = new Set<string>([
   'VersionedScope', 'DocsOptions', 'DocsHooks', 'OpenApiBase', 'DeclaredWebhook', 'Changelog', 'ChangelogEntryData',
-  'UpgradeChange', 'UpgradeOperation', 'MigrateResponseBodyOptions', 'PreviewRequestError', 'RecordedRequest',
-  'RecordedResponse', 'RouteSchema', 'RouteAttributes', 'VersionBundleOptions', 'VersionLifecycle',
-  'VersionChangeClass', 'SchemaInstructionBuilder', 'FieldInstructionBuilder', 'ValidatorInstructionBuilder',
-  'EnumInstructionBuilder', 'EndpointInstructionBuilder', 'SchemaInstruction', 'EnumInstruction',
-  'EndpointInstruction', 'FieldKeywords', 'FieldKeywordName', 'FieldHadAttributes', 'FieldExistedAsAttributes',
-  'EndpointHadAttributes', 'EnumValue', 'SchemaHadInstruction', 'FieldHadInstruction', 'FieldDidntHaveInstruction',
+  'UpgradeChange', 'UpgradeOperation', 'PreviewRequestError', 'RecordedRequest', 'RecordedResponse', 'RouteSchema',
+  'RouteAttributes', 'VersionBundleOptions', 'SchemaInstruction', 'EnumInstruction', 'EndpointInstruction',
+  'FieldKeywords', 'FieldKeywordName', 'FieldHadAttributes', 'FieldExistedAsAttributes', 'EndpointHadAttributes',
+  'EnumValue', 'SchemaHadInstruction', 'FieldHadInstruction', 'FieldDidntHaveInstruction',
   'FieldExistedAsInstruction', 'FieldDidntExistInstruction', 'ValidatorExistedInstruction',
   'ValidatorDidntExistInstruction', 'EnumHadInstruction', 'EnumDidntHaveInstruction', 'EndpointExistenceInstruction',
   'EndpointHadInstruction', 'ConverterDecorator', 'RequestConverterOptions', 'ResponseConverterOptions',
-  'ResponsePathConverterOptions', 'ExtendedProperties', 'StaticOf', 'GenerateVersionedSchemasOptions',
+  'ResponsePathConverterOptions', 'GenerateVersionedSchemasOptions',
   'RouteRequestBySchemaConverterDoesNotApplyToAnythingError',
   'RouteResponseBySchemaConverterDoesNotApplyToAnythingError', 'RouteByPathConverterDoesNotApplyToAnythingError',
   'VersionerLatestRequestValidationError', 'ConverterFailedError', 'UnconvertibleResponseError', 'LintingError',
-  'VersionPickerError', 'VerifyFinding', 'VerifyFindings', 'VerifyOptions', 'UnverifiedNote', 'ReplaceFinding',
-  'ErrorBodyFinding', 'CarrierFinding', 'ReplaceFromEveryVersionOptions', 'ReplaceFromVersionFinding',
-  'ChannelOptions', 'InvalidExamplesOptions', 'ServedDocument', 'CheckResult', 'CompareOptions', 'DocumentChange',
-  'CommandOutput'
+  'VersionPickerError', 'VerifyFinding', 'ReplaceFinding', 'ErrorBodyFinding', 'CarrierFinding',
+  'ReplaceFromEveryVersionOptions', 'ReplaceFromVersionFinding', 'InvalidExamplesOptions', 'CheckResult',
+  'CompareOptions', 'DocumentChange', 'CommandOutput'
 ])
 
 /** Where a declaration is: `file:line`. */

@@ -39,7 +39,11 @@ export type TypeBox1Schema = { readonly '~kind': string } | { readonly '~unsafe'
 
 /**
  * The TypeScript type of a value of schema `S`: 0.34's `Static<S>`; `unknown` for a 1.x schema.
- * @example `type User = StaticOf<typeof User> // { id: string } for a 0.34 schema`
+ * @example
+ * ```ts
+ * const User = Type.Object({ id: Type.String() })
+ * type UserBody = StaticOf<typeof User> // { id: string } for a 0.34 schema
+ * ```
  */
 export type StaticOf<S> = S extends TSchema ? Static<S> : unknown
 

@@ -19,7 +19,14 @@ interface EndpointOptions {
   operationId?: string
 }
 
-/** Instructions about one route (or the routes of several methods on one path). */
+/**
+ * Instructions about one route (or the routes of several methods on one path).
+ * @example
+ * ```ts
+ * const users: EndpointInstructionBuilder = endpoint('/users/:id', ['GET', 'PUT'])
+ * const instructions = [users.had({ path: '/accounts/:id' }), endpoint('/users/:id/addresses', 'GET').didntExist]
+ * ```
+ */
 export interface EndpointInstructionBuilder {
   /** The route existed in the previous version (it was deleted since, or is marked `onlyExistsInOlderVersions`). */
   readonly existed: EndpointExistenceInstruction

@@ -7,7 +7,15 @@ import { checkNotEmpty, makeInstruction, type EnumDidntHaveInstruction, type Enu
 import { describeSchema, describeValue, type SchemaLike } from '../core/json-schema'
 import { checkName, checkSchemaArgument } from './schema-instructions'
 
-/** Instructions about an enum schema (a union of literals, or a schema with an `enum` keyword). */
+/**
+ * Instructions about an enum schema (a union of literals, or a schema with an `enum` keyword).
+ * @example
+ * ```ts
+ * const Status = Type.Union([Type.Literal('active'), Type.Literal('closed')], { $id: 'Status' })
+ * const status: EnumInstructionBuilder = enumeration(Status)
+ * const instructions = [status.didntHave('closed')]
+ * ```
+ */
 export interface EnumInstructionBuilder {
   /** The enum had these members (name → value): added, or with another value. */
   had: (members: Record<string, EnumValue>) => EnumHadInstruction

@@ -24,7 +24,15 @@ const children = new WeakMap<object, ChildSchemaInfo>()
 /** Keywords of a parent that describe the parent itself rather than its shape, so a child does not inherit them. */
 const NOT_INHERITED = new Set(['$id', '$schema', '$comment', 'title', 'description', 'examples', 'default', 'type', 'properties', 'required'])
 
-/** The properties of `Parent` overridden or extended by `Own`. */
+/**
+ * The properties of `Parent` overridden or extended by `Own`.
+ * @example
+ * ```ts
+ * const Base = Type.Object({ name: Type.String(), nickname: Type.String() })
+ * const Own = { id: Type.String(), nickname: Type.Optional(Type.String()) }
+ * type Properties = ExtendedProperties<typeof Base.properties, typeof Own> // name, and Own's id and nickname
+ * ```
+ */
 export type ExtendedProperties<P extends TProperties, O extends TProperties> = Evaluate<Omit<P, keyof O> & O>
 
 /**

@@ -29,7 +29,15 @@ export type FieldName<S extends SchemaLike> = S extends { properties: infer P }
   ? string extends keyof P ? string : Extract<keyof P, string>
   : string
 
-/** Instructions about one field of an object schema. */
+/**
+ * Instructions about one field of an object schema.
+ * @example
+ * ```ts
+ * const User = Type.Object({ name: Type.String(), status: Type.Union([Type.Literal('active'), Type.Literal('closed')]) }, { $id: 'User' })
+ * const name: FieldInstructionBuilder = schema(User).field('name')
+ * const instructions = [name.had({ name: 'fullName' }), name.didntHave('maxLength')]
+ * ```
+ */
 export interface FieldInstructionBuilder {
   /**
    * The field had another name, type, optionality or keywords in the previous version.
@@ -50,7 +58,16 @@ export interface FieldInstructionBuilder {
   derivedFrom: (...fields: Array<string | DerivationSource>) => FieldDidntExistInstruction
 }
 
-/** Instructions about one named validator of an object schema. */
+/**
+ * Instructions about one named validator of an object schema.
+ * @example
+ * ```ts
+ * const endNeedsStart = defineValidator('endNeedsStart', { dependentRequired: { end: ['start'] } })
+ * const Booking = withValidators(Type.Object({ start: Type.Optional(Type.String()), end: Type.Optional(Type.String()) }), endNeedsStart)
+ * const validator: ValidatorInstructionBuilder = schema(Booking).validator('endNeedsStart')
+ * const instructions = [validator.didntExist] // the rule was added since
+ * ```
+ */
 export interface ValidatorInstructionBuilder {
   /** The validator existed (it was removed since). Needs the validator made by `defineValidator`. */
   readonly existed: ValidatorExistedInstruction
@@ -58,7 +75,15 @@ export interface ValidatorInstructionBuilder {
   readonly didntExist: ValidatorDidntExistInstruction
 }
 
-/** Instructions about a schema. */
+/**
+ * Instructions about a schema.
+ * @example
+ * ```ts
+ * const User = Type.Object({ name: Type.String(), status: Type.Union([Type.Literal('active'), Type.Literal('closed')]) }, { $id: 'User' })
+ * const user: SchemaInstructionBuilder<typeof User> = schema(User)
+ * const instructions = [user.had({ name: 'Person' }), user.field('status').had({ name: 'state' })]
+ * ```
+ */
 export interface SchemaInstructionBuilder<S extends SchemaLike> {
   /**
    * The schema had another name (its `$id`, the OpenAPI component name) and/or other object-level annotations

@@ -13,6 +13,11 @@ import type { VersionChangeClass } from './version-change-reader'
 /**
  * Lifecycle dates of a version, sent as `Deprecation` / `Sunset` / `Link` headers and shown in its document: `Date`s or
  * ISO 8601 strings, a date (`'2027-01-01'`, midnight UTC) or a date-time with its time zone.
+ * @example
+ * ```ts
+ * const lifecycle: VersionLifecycle = { deprecatedAt: '2026-01-01', sunsetAt: '2026-07-01', link: 'https://example.com/upgrade' }
+ * new Version('2000-01-01', lifecycle)
+ * ```
  */
 export interface VersionLifecycle {
   /** When the version was (or will be) deprecated. */

@@ -84,7 +84,14 @@ export interface StandaloneAjv {
   readonly ajv?: FastifyServerOptions['ajv']
 }
 
-/** What to migrate, and to which version. */
+/**
+ * What to migrate, and to which version.
+ * @example
+ * ```ts
+ * const UserResource = Type.Object({ id: Type.String() }, { $id: 'UserResource' })
+ * const options: MigrateResponseBodyOptions<typeof UserResource> = { latestBody: { id: 'u1' }, version: '2000-01-01' }
+ * ```
+ */
 export interface MigrateResponseBodyOptions<S extends SchemaLike = TSchema> {
   /** The body as HEAD code produces it (typed only for a TypeBox 0.34 schema). */
   latestBody: ReadonlyDeep<StaticOf<S>>

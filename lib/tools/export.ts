@@ -22,7 +22,15 @@ import { UNVERSIONED } from '../docs/openapi-documents'
 import { singleApi } from './versioned-apis'
 import { inCanonicalOrder } from '../docs/document-order'
 
-/** Which versions the tools work on: the released ones (default), or the preview versions too. */
+/**
+ * Which versions the tools work on: the released ones (default), or the preview versions too.
+ * @example
+ * ```ts
+ * declare const app: FastifyInstance // the application, ready
+ * const options: ChannelOptions = { channel: 'preview' } // --channel preview
+ * await exportDocuments(app, 'openapi', options)
+ * ```
+ */
 export interface ChannelOptions {
   /** `'preview'`: the preview versions too (`--channel preview`); `'release'` (default): released versions only. */
   readonly channel?: 'release' | 'preview'
@@ -34,7 +42,15 @@ export function toolVersions (context: FastifyInstance, options: ChannelOptions 
   return options.channel === 'preview' ? versions.versionValues : versions.releasedValues
 }
 
-/** One served document. */
+/**
+ * One served document.
+ * @example
+ * ```ts
+ * declare const app: FastifyInstance // the application, ready
+ * const [newest]: ServedDocument[] = await servedDocuments(app)
+ * console.log(newest.version, newest.body.length)
+ * ```
+ */
 export interface ServedDocument {
   /** A version, or `'unversioned'`. */
   readonly version: string
