@@ -65,12 +65,14 @@ export {
 export { enumeration, type EnumInstructionBuilder } from './lib/describe/enum-instructions'
 export { endpoint, type EndpointInstructionBuilder } from './lib/describe/endpoint-instructions'
 export type {
-  Instruction, SchemaInstruction, EnumInstruction, EndpointInstruction, FieldKeywords, FieldKeywordName, FieldHadAttributes,
-  FieldExistedAsAttributes, EndpointHadAttributes, EnumValue, SchemaHadAttributes, SchemaHadAttributeValues, SchemaAnnotations,
-  DerivationSource, SchemaHadInstruction, FieldHadInstruction, FieldDidntHaveInstruction, FieldExistedAsInstruction,
-  FieldDidntExistInstruction, ValidatorExistedInstruction, ValidatorDidntExistInstruction, EnumHadInstruction, EnumDidntHaveInstruction,
-  EndpointExistenceInstruction, EndpointHadInstruction
+  Instruction, SchemaInstruction, EnumInstruction, EndpointInstruction, EnumValue, SchemaHadInstruction, FieldHadInstruction,
+  FieldDidntHaveInstruction, FieldExistedAsInstruction, FieldDidntExistInstruction, ValidatorExistedInstruction,
+  ValidatorDidntExistInstruction, EnumHadInstruction, EnumDidntHaveInstruction, EndpointExistenceInstruction, EndpointHadInstruction
 } from './lib/describe/instructions'
+export type {
+  FieldKeywords, FieldKeywordName, FieldHadAttributes, FieldExistedAsAttributes, EndpointHadAttributes, SchemaHadAttributes,
+  SchemaHadAttributeValues, SchemaAnnotations, DerivationSource
+} from './lib/describe/instruction-attributes'
 export type { FieldDeprecationOptions } from './lib/describe/field-deprecation'
 export type { Brownout, BrownoutWindow } from './lib/describe/release-dates'
 export type { HttpMethod } from './lib/core/http-methods'

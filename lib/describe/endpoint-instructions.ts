@@ -4,10 +4,8 @@
  */
 import { VersionerStructureError } from '../core/errors'
 import { normaliseMethods, type HttpMethod } from '../core/http-methods'
-import {
-  checkNotEmpty, ENDPOINT_ATTRIBUTES, makeInstruction, type EndpointExistenceInstruction, type EndpointHadAttributes,
-  type EndpointHadInstruction
-} from './instructions'
+import { checkNotEmpty, makeInstruction, type EndpointExistenceInstruction, type EndpointHadInstruction } from './instructions'
+import { ENDPOINT_ATTRIBUTES, type EndpointHadAttributes } from './instruction-attributes'
 import { describeValue, isSchemaObject } from '../core/json-schema'
 
 /** Options of `endpoint(path, methods, options)`. */

@@ -5,11 +5,13 @@
 import type { TSchema } from '@sinclair/typebox'
 import { VersionerStructureError } from '../core/errors'
 import {
-  checkNotEmpty, makeInstruction, type FieldDidntExistInstruction,
-  type FieldDidntHaveInstruction, type FieldExistedAsInstruction, type FieldExistedAsAttributes, type FieldHadAttributes,
-  type FieldHadInstruction, type FieldKeywordName, type SchemaAnnotations, type SchemaHadAttributes, type SchemaHadInstruction,
-  type ValidatorDidntExistInstruction, type ValidatorExistedInstruction, type DerivationSource, SCHEMA_ATTRIBUTES
+  checkNotEmpty, makeInstruction, type FieldDidntExistInstruction, type FieldDidntHaveInstruction, type FieldExistedAsInstruction,
+  type FieldHadInstruction, type SchemaHadInstruction, type ValidatorDidntExistInstruction, type ValidatorExistedInstruction
 } from './instructions'
+import {
+  SCHEMA_ATTRIBUTES, type DerivationSource, type FieldExistedAsAttributes, type FieldHadAttributes, type FieldKeywordName,
+  type SchemaAnnotations, type SchemaHadAttributes
+} from './instruction-attributes'
 import type { NamedValidator } from './named-validators'
 import { describeSchema, describeValue, isSchemaObject, type SchemaLike } from '../core/json-schema'
 import { readFieldDeprecation } from './field-deprecation'
