@@ -6,9 +6,14 @@
 import type { HttpMethod } from '../core/http-methods'
 import type { SchemaLike } from '../core/json-schema'
 import type { FieldDeprecationOptions } from './field-deprecation'
+
 /**
  * JSON Schema keywords a field can have, change or lack in an older version. Any other keyword is allowed
  * too (it is written into the field's schema as given).
+ * @example
+ * ```ts
+ * const shorter: FieldKeywords = { maxLength: 40, pattern: '^[a-z]+$' }
+ * ```
  */
 export interface FieldKeywords {
   default?: unknown
@@ -37,10 +42,26 @@ export interface FieldKeywords {
   [keyword: string]: unknown
 }
 
-/** Names of {@link FieldKeywords}, for `didntHave(...)`; any other keyword name is accepted as well. */
+/**
+ * Names of {@link FieldKeywords}, for `didntHave(...)`; any other keyword name is accepted as well.
+ * @example
+ * ```ts
+ * const User = Type.Object({ name: Type.String(), nickname: Type.String() }, { $id: 'User' })
+ * const added: FieldKeywordName[] = ['maxLength', 'pattern']
+ * schema(User).field('name').didntHave(...added)
+ * ```
+ */
 export type FieldKeywordName = Exclude<keyof FieldKeywords, number> | (string & {})
 
-/** What `schema(S).field(f).had({...})` accepts. */
+/**
+ * What `schema(S).field(f).had({...})` accepts.
+ * @example
+ * ```ts
+ * const User = Type.Object({ name: Type.String(), nickname: Type.String() }, { $id: 'User' })
+ * const before: FieldHadAttributes = { name: 'fullName', maxLength: 40 }
+ * schema(User).field('name').had(before)
+ * ```
+ */
 export interface FieldHadAttributes extends FieldKeywords {
   /** The field's name in the previous version. */
   name?: string
@@ -50,7 +71,15 @@ export interface FieldHadAttributes extends FieldKeywords {
   optional?: boolean
 }
 
-/** What `schema(S).field(f).existedAs({...})` accepts. */
+/**
+ * What `schema(S).field(f).existedAs({...})` accepts.
+ * @example
+ * ```ts
+ * const User = Type.Object({ name: Type.String(), nickname: Type.String() }, { $id: 'User' })
+ * const legacyId: FieldExistedAsAttributes = { type: Type.Integer(), optional: true }
+ * schema(User).formerField('legacyId').existedAs(legacyId)
+ * ```
+ */
 export interface FieldExistedAsAttributes extends FieldKeywords {
   /** The field's type (schema) in the previous version. */
   type: SchemaLike
@@ -58,7 +87,14 @@ export interface FieldExistedAsAttributes extends FieldKeywords {
   optional?: boolean
 }
 
-/** Route attributes an endpoint had in the previous version (`endpoint(path, methods).had({...})`). */
+/**
+ * Route attributes an endpoint had in the previous version (`endpoint(path, methods).had({...})`).
+ * @example
+ * ```ts
+ * const before: EndpointHadAttributes = { path: '/accounts/:id', statusCode: 200, tags: ['accounts'] }
+ * endpoint('/users/:id', ['GET']).had(before)
+ * ```
+ */
 export interface EndpointHadAttributes {
   /** The path in the previous version; its path parameters must be the same as the route's. */
   path?: string

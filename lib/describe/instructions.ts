@@ -29,7 +29,14 @@ interface EndpointInstructionBase extends InstructionBase {
   readonly operationId: string | undefined
 }
 
-/** `schema(S).had({ name?, examples?, description?, title? })`: the schema had another name or other annotations. */
+/**
+ * `schema(S).had({ name?, examples?, description?, title? })`: the schema had another name or other annotations.
+ * @example
+ * ```ts
+ * const User = Type.Object({ name: Type.String(), nickname: Type.String() }, { $id: 'User' })
+ * const renamed: SchemaHadInstruction = schema(User).had({ name: 'Person' })
+ * ```
+ */
 export interface SchemaHadInstruction extends SchemaInstructionBase {
   readonly kind: 'schema.had'
   /** The previous name, or `undefined` when only annotations changed. */
@@ -38,7 +45,14 @@ export interface SchemaHadInstruction extends SchemaInstructionBase {
   readonly annotations: Readonly<SchemaAnnotations>
 }
 
-/** `schema(S).field(f).had({...})`. */
+/**
+ * `schema(S).field(f).had({...})`.
+ * @example
+ * ```ts
+ * const User = Type.Object({ name: Type.String(), nickname: Type.String() }, { $id: 'User' })
+ * const renamed: FieldHadInstruction = schema(User).field('name').had({ name: 'fullName' })
+ * ```
+ */
 export interface FieldHadInstruction extends SchemaInstructionBase {
   readonly kind: 'field.had'
   readonly field: string
@@ -48,14 +62,28 @@ export interface FieldHadInstruction extends SchemaInstructionBase {
   readonly keywords: Readonly<Record<string, unknown>>
 }
 
-/** `schema(S).field(f).didntHave(...keywords)`. */
+/**
+ * `schema(S).field(f).didntHave(...keywords)`.
+ * @example
+ * ```ts
+ * const User = Type.Object({ name: Type.String(), nickname: Type.String() }, { $id: 'User' })
+ * const unbounded: FieldDidntHaveInstruction = schema(User).field('name').didntHave('maxLength')
+ * ```
+ */
 export interface FieldDidntHaveInstruction extends SchemaInstructionBase {
   readonly kind: 'field.didntHave'
   readonly field: string
   readonly keywords: readonly string[]
 }
 
-/** `schema(S).field(f).existedAs({ type, ... })`. */
+/**
+ * `schema(S).field(f).existedAs({ type, ... })`.
+ * @example
+ * ```ts
+ * const User = Type.Object({ name: Type.String(), nickname: Type.String() }, { $id: 'User' })
+ * const removed: FieldExistedAsInstruction = schema(User).formerField('legacyId').existedAs({ type: Type.Integer() })
+ * ```
+ */
 export interface FieldExistedAsInstruction extends SchemaInstructionBase {
   readonly kind: 'field.existedAs'
   readonly field: string
@@ -64,43 +92,92 @@ export interface FieldExistedAsInstruction extends SchemaInstructionBase {
   readonly keywords: Readonly<Record<string, unknown>>
 }
 
-/** `schema(S).field(f).didntExist`, or `.derivedFrom(...fields)`: then `derivedFrom` names the previous version's fields it is set from. */
+/**
+ * `schema(S).field(f).didntExist`, or `.derivedFrom(...fields)`: then `derivedFrom` names the previous version's fields it is set from.
+ * @example
+ * ```ts
+ * const User = Type.Object({ name: Type.String(), nickname: Type.String() }, { $id: 'User' })
+ * const added: FieldDidntExistInstruction = schema(User).field('nickname').didntExist
+ * ```
+ */
 export interface FieldDidntExistInstruction extends SchemaInstructionBase {
   readonly kind: 'field.didntExist'
   readonly field: string
   readonly derivedFrom?: ReadonlyArray<string | DerivationSource>
 }
 
-/** `schema(S).validator(v).existed`. */
+/**
+ * `schema(S).validator(v).existed`.
+ * @example
+ * ```ts
+ * const endNeedsStart = defineValidator('endNeedsStart', { dependentRequired: { end: ['start'] } })
+ * const Booking = Type.Object({ start: Type.Optional(Type.String()), end: Type.Optional(Type.String()) }) // HEAD dropped the rule
+ * const removedRule: ValidatorExistedInstruction = schema(Booking).validator(endNeedsStart).existed
+ * ```
+ */
 export interface ValidatorExistedInstruction extends SchemaInstructionBase {
   readonly kind: 'validator.existed'
   readonly validator: NamedValidator
 }
 
-/** `schema(S).validator(name).didntExist`. */
+/**
+ * `schema(S).validator(name).didntExist`.
+ * @example
+ * ```ts
+ * const endNeedsStart = defineValidator('endNeedsStart', { dependentRequired: { end: ['start'] } })
+ * const Booking = withValidators(Type.Object({ start: Type.Optional(Type.String()), end: Type.Optional(Type.String()) }), endNeedsStart)
+ * const addedRule: ValidatorDidntExistInstruction = schema(Booking).validator('endNeedsStart').didntExist
+ * ```
+ */
 export interface ValidatorDidntExistInstruction extends SchemaInstructionBase {
   readonly kind: 'validator.didntExist'
   readonly validatorName: string
 }
 
-/** `enumeration(E).had({ member: value })`. */
+/**
+ * `enumeration(E).had({ member: value })`.
+ * @example
+ * ```ts
+ * const Status = Type.Union([Type.Literal('active'), Type.Literal('closed')], { $id: 'Status' })
+ * const removedMember: EnumHadInstruction = enumeration(Status).had({ pending: 'pending' })
+ * ```
+ */
 export interface EnumHadInstruction extends SchemaInstructionBase {
   readonly kind: 'enum.had'
   readonly members: Readonly<Record<string, EnumValue>>
 }
 
-/** `enumeration(E).didntHave(...members)`. */
+/**
+ * `enumeration(E).didntHave(...members)`.
+ * @example
+ * ```ts
+ * const Status = Type.Union([Type.Literal('active'), Type.Literal('closed')], { $id: 'Status' })
+ * const addedMember: EnumDidntHaveInstruction = enumeration(Status).didntHave('closed')
+ * ```
+ */
 export interface EnumDidntHaveInstruction extends SchemaInstructionBase {
   readonly kind: 'enum.didntHave'
   readonly members: readonly string[]
 }
 
-/** `endpoint(path, methods).existed` / `.didntExist`. */
+/**
+ * `endpoint(path, methods).existed` / `.didntExist`.
+ * @example
+ * ```ts
+ * const added: EndpointExistenceInstruction = endpoint('/users/:id/addresses', ['GET']).didntExist
+ * ```
+ */
 export interface EndpointExistenceInstruction extends EndpointInstructionBase {
   readonly kind: 'endpoint.existed' | 'endpoint.didntExist'
 }
 
-/** `endpoint(path, methods).had({...})`. */
+/**
+ * `endpoint(path, methods).had({...})`.
+ * @example
+ * ```ts
+ * const moved: EndpointHadInstruction = endpoint('/users/:id', ['GET']).had({ path: '/accounts/:id', tags: ['accounts'] })
+ * ```
+ */
 export interface EndpointHadInstruction extends EndpointInstructionBase {
   readonly kind: 'endpoint.had'
   readonly attributes: Readonly<Omit<EndpointHadAttributes, 'methods' | 'response'> & {
@@ -108,17 +185,43 @@ export interface EndpointHadInstruction extends EndpointInstructionBase {
   }>
 }
 
-/** A value an enum member can have. */
+/**
+ * A value an enum member can have.
+ * @example
+ * ```ts
+ * const members: Record<string, EnumValue> = { pending: 'pending', legacy: 0, none: null }
+ * ```
+ */
 export type EnumValue = string | number | boolean | null
 
-/** Instructions about schemas and their fields. */
+/**
+ * Instructions about schemas and their fields.
+ * @example
+ * ```ts
+ * const User = Type.Object({ name: Type.String(), nickname: Type.String() }, { $id: 'User' })
+ * const instructions: SchemaInstruction[] = [schema(User).had({ name: 'Person' }), schema(User).field('nickname').didntExist]
+ * ```
+ */
 export type SchemaInstruction = SchemaHadInstruction | FieldHadInstruction | FieldDidntHaveInstruction |
   FieldExistedAsInstruction | FieldDidntExistInstruction | ValidatorExistedInstruction | ValidatorDidntExistInstruction
 
-/** Instructions about enum members. */
+/**
+ * Instructions about enum members.
+ * @example
+ * ```ts
+ * const Status = Type.Union([Type.Literal('active'), Type.Literal('closed')], { $id: 'Status' })
+ * const instructions: EnumInstruction[] = [enumeration(Status).didntHave('closed')]
+ * ```
+ */
 export type EnumInstruction = EnumHadInstruction | EnumDidntHaveInstruction
 
-/** Instructions about routes. */
+/**
+ * Instructions about routes.
+ * @example
+ * ```ts
+ * const instructions: EndpointInstruction[] = [endpoint('/users/:id/addresses', ['GET']).didntExist]
+ * ```
+ */
 export type EndpointInstruction = EndpointExistenceInstruction | EndpointHadInstruction
 
 /**
