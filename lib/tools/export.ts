@@ -220,7 +220,15 @@ export interface InvalidExample {
   readonly message: string
 }
 
-/** Options of {@link invalidExamples}. */
+/**
+ * Options of {@link invalidExamples}.
+ * @example
+ * ```ts
+ * declare const document: unknown // an OpenAPI 3.1 document
+ * const options: InvalidExamplesOptions = { ajv: { customOptions: { formats: { sku: /^[A-Z]{3}-\d+$/ } } } } // the app's Fastify({ ajv })
+ * const invalid = invalidExamples(document, options)
+ * ```
+ */
 export interface InvalidExamplesOptions {
   /**
    * The Ajv setup of the application the document is of, as given to `Fastify({ ajv })`: the formats (and keywords)
