@@ -18,10 +18,14 @@ const plugin: FastifyPluginAsync<FastifyVersionerOptions> = async function fasti
  * `versioned(...)` is then served in every version of `versions`.
  * @example
  * ```ts
+ * declare const versions: VersionBundle // new VersionBundle(new HeadVersion(), new Version('2001-01-01', …), …)
+ * const UserCreateRequest = Type.Object({ addresses: Type.Array(Type.String()) }, { $id: 'UserCreateRequest' })
+ * const UserResource = Type.Object({ id: Type.String(), addresses: Type.Array(Type.String()) }, { $id: 'UserResource' })
  * const app = Fastify()
  * await app.register(fastifyVersioner, { versions })
  * await app.register(versioned(async (api) => {
- *   api.post('/users', { schema: { body: UserCreateRequest, response: { 200: UserResource } } }, createUser)
+ *   api.post('/users', { schema: { body: UserCreateRequest, response: { 200: UserResource } } },
+ *     async (request) => ({ id: 'u1', addresses: request.body.addresses }))
  * }))
  * ```
  */
@@ -56,17 +60,19 @@ export { Version, HeadVersion, VersionBundle, type VersionBundleOptions, type Ve
 export { VersionChange, VersionChangeWithSideEffects } from './lib/describe/version-change'
 export type { VersionChangeClass } from './lib/describe/version-change-reader'
 export {
-  schema, enumeration, type SchemaInstructionBuilder, type FieldInstructionBuilder, type ValidatorInstructionBuilder,
-  type EnumInstructionBuilder, type FieldName
+  schema, type SchemaInstructionBuilder, type FieldInstructionBuilder, type ValidatorInstructionBuilder, type FieldName
 } from './lib/describe/schema-instructions'
+export { enumeration, type EnumInstructionBuilder } from './lib/describe/enum-instructions'
 export { endpoint, type EndpointInstructionBuilder } from './lib/describe/endpoint-instructions'
 export type {
-  Instruction, SchemaInstruction, EnumInstruction, EndpointInstruction, FieldKeywords, FieldKeywordName, FieldHadAttributes,
-  FieldExistedAsAttributes, EndpointHadAttributes, EnumValue, SchemaHadAttributes, SchemaHadAttributeValues, SchemaAnnotations,
-  DerivationSource, SchemaHadInstruction, FieldHadInstruction, FieldDidntHaveInstruction, FieldExistedAsInstruction,
-  FieldDidntExistInstruction, ValidatorExistedInstruction, ValidatorDidntExistInstruction, EnumHadInstruction, EnumDidntHaveInstruction,
-  EndpointExistenceInstruction, EndpointHadInstruction
+  Instruction, SchemaInstruction, EnumInstruction, EndpointInstruction, EnumValue, SchemaHadInstruction, FieldHadInstruction,
+  FieldDidntHaveInstruction, FieldExistedAsInstruction, FieldDidntExistInstruction, ValidatorExistedInstruction,
+  ValidatorDidntExistInstruction, EnumHadInstruction, EnumDidntHaveInstruction, EndpointExistenceInstruction, EndpointHadInstruction
 } from './lib/describe/instructions'
+export type {
+  FieldKeywords, FieldKeywordName, FieldHadAttributes, FieldExistedAsAttributes, EndpointHadAttributes, SchemaHadAttributes,
+  SchemaHadAttributeValues, SchemaAnnotations, DerivationSource
+} from './lib/describe/instruction-attributes'
 export type { FieldDeprecationOptions } from './lib/describe/field-deprecation'
 export type { Brownout, BrownoutWindow } from './lib/describe/release-dates'
 export type { HttpMethod } from './lib/core/http-methods'

@@ -25,11 +25,12 @@ import { captureExchangesOption, type CaptureExchangesOptions } from './serve/ex
  * Options of `fastifyVersioner`.
  * @example
  * ```ts
+ * declare const app: FastifyInstance, versions: VersionBundle
  * await app.register(fastifyVersioner, {
  *   versions,
  *   apiVersionLocation: 'header',
  *   apiVersionParameterName: 'x-api-version',
- *   apiVersionDefaultValue: (request) => latestVersionFor(request)
+ *   apiVersionDefaultValue: (request) => request.headers['x-client'] === 'legacy-app' ? '2000-01-01' : '2001-01-01'
  * })
  * ```
  */

@@ -46,6 +46,9 @@ import { retirementOf } from './describe/retirement'
  * to them.
  * @example
  * ```ts
+ * declare const app: FastifyInstance
+ * const UserResource = Type.Object({ id: Type.String(), addresses: Type.Array(Type.String()) }, { $id: 'UserResource' })
+ * const user: Static<typeof UserResource> = { id: 'u1', addresses: ['1 Main St'] }
  * await app.ready()
  * app.versioner.routes.get('2000-01-01')        // the routes of 2000-01-01
  * app.versioner.migrateResponseBody(UserResource, { latestBody: user, version: '2000-01-01' })

@@ -14,27 +14,40 @@ function asBase (constructor: FastifyErrorConstructor<{ code: string }, [string]
 
 /**
  * The version description is malformed (bundle, version, version change, converter, instruction arguments), when built.
- * @example `new VersionBundle(new HeadVersion())`
+ * @example
+ * ```ts
+ * new VersionBundle(new HeadVersion()) // throws: a bundle needs at least one dated version
+ * ```
  */
 export const VersionerStructureError = createError<'FST_VERSIONER_STRUCTURE', 500, [message: string]>('FST_VERSIONER_STRUCTURE', '%s', 500)
 
 /**
  * A schema or enum instruction cannot apply to the schema as it stands in that version, or gives a keyword or attribute
  * the application's Ajv does not know (a misspelling such as `optinal`: decision 0161).
- * @example `schema(User).field('nickname').didntExist` without `nickname`
+ * @example
+ * ```ts
+ * const User = Type.Object({ name: Type.String() }, { $id: 'User' })
+ * schema(User).field('name').had({ name: 'name' }) // in a version change: at ready(), it changes nothing
+ * ```
  */
 export const InvalidGenerationInstructionError = createError<'FST_VERSIONER_INVALID_GENERATION_INSTRUCTION', 500, [message: string]>(
   'FST_VERSIONER_INVALID_GENERATION_INSTRUCTION', '%s', 500)
 
 /**
  * An endpoint instruction or a converter cannot apply to the application's routes, at `ready()`.
- * @example `endpoint('/missing', ['GET']).didntExist`
+ * @example
+ * ```ts
+ * endpoint('/missing', ['GET']).didntExist // in a version change: at ready(), no route answers GET /missing
+ * ```
  */
 export const RouterGenerationError = createError<'FST_VERSIONER_ROUTER_GENERATION', 500, [message: string]>('FST_VERSIONER_ROUTER_GENERATION', '%s', 500)
 
 /**
  * `endpoint(...).had({ path })` changes a route's path parameters.
- * @example `endpoint('/users/:id', ['GET']).had({ path: '/users/:userId' })`
+ * @example
+ * ```ts
+ * endpoint('/users/:id', ['GET']).had({ path: '/users/:userId' }) // in a version change: at ready(), :id became :userId
+ * ```
  */
 export const RouterPathParamsModifiedError = createError<'FST_VERSIONER_ROUTER_PATH_PARAMS_MODIFIED', 500, [message: string]>('FST_VERSIONER_ROUTER_PATH_PARAMS_MODIFIED', '%s', 500, asBase(RouterGenerationError))
 
@@ -61,7 +74,10 @@ export const RouteByPathConverterDoesNotApplyToAnythingError =
 
 /**
  * A schema or enum instruction names a schema no versioned route, webhook or shared schema uses in any version.
- * @example `schema(Unused).field('name').had({ name: 'fullName' })`
+ * @example
+ * ```ts
+ * schema(Type.Object({ name: Type.String() })).field('name').had({ name: 'fullName' }) // in a change: at ready(), no route uses it
+ * ```
  */
 export const InstructionDoesNotApplyToAnythingError = createError<'FST_VERSIONER_INSTRUCTION_UNUSED', 500, [message: string]>(
   'FST_VERSIONER_INSTRUCTION_UNUSED', '%s', 500, asBase(InvalidGenerationInstructionError))
@@ -94,22 +110,43 @@ export const UnconvertibleResponseError = createError<'FST_VERSIONER_UNCONVERTIB
 export const LintingError = createError<'FST_VERSIONER_LINTING', 500, [methods: string]>('FST_VERSIONER_LINTING',
   'The following HTTP methods are not valid: %s. Use HTTP methods such as GET, POST, PUT, PATCH, DELETE, OPTIONS, HEAD.', 500)
 
-/** 400: the request names a malformed version, or one this API does not serve. @example `x-api-version: 1999-01-01` */
+/**
+ * 400: the request names a malformed version, or one this API does not serve.
+ * @example
+ * ```ts
+ * declare const app: FastifyInstance // serving 2001-01-01 and 2000-01-01 in the x-api-version header
+ * await app.inject({ method: 'POST', url: '/users', payload: {}, headers: { 'x-api-version': '1999-01-01' } }) // 400: too old
+ * ```
+ */
 export const InvalidApiVersionError = createError<'FST_VERSIONER_INVALID_API_VERSION', 400, [message: string]>('FST_VERSIONER_INVALID_API_VERSION', '%s', 400)
 
 /**
  * 400: a versioned route was requested without a version, and no default is configured.
- * @example `POST /users` without `x-api-version`
+ * @example
+ * ```ts
+ * declare const app: FastifyInstance // serving 2001-01-01 and 2000-01-01 in the x-api-version header
+ * await app.inject({ method: 'POST', url: '/users', payload: {} }) // 400 without apiVersionDefaultValue
+ * ```
  */
 export const MissingApiVersionError = createError<'FST_VERSIONER_MISSING_API_VERSION', 400, [message: string]>('FST_VERSIONER_MISSING_API_VERSION', '%s', 400)
 
 /**
  * A programmatic API got a version the bundle does not hold.
- * @example `migrateResponseBody(bundle, User, { latestBody, version: '1900-01-01' })`
+ * @example
+ * ```ts
+ * generateVersionedSchemas(new VersionBundle(new Version('2000-01-01'))).get('1999-01-01') // throws: not in the bundle
+ * ```
  */
 export const UnknownVersionError = createError<'FST_VERSIONER_UNKNOWN_VERSION', 500, [message: string]>('FST_VERSIONER_UNKNOWN_VERSION', '%s', 500)
 
-/** `isApplied` was read on a `VersionChangeWithSideEffects` no `Version` holds. @example `Orphan.isApplied` */
+/**
+ * `isApplied` was read on a `VersionChangeWithSideEffects` no `Version` holds.
+ * @example
+ * ```ts
+ * class Orphan extends VersionChangeWithSideEffects { description = 'In no version.'; instructionsToMigrateToPreviousVersion = [] }
+ * if (Orphan.isApplied) console.log('never reached: reading isApplied throws')
+ * ```
+ */
 export const VersionChangeNotBoundError = createError<'FST_VERSIONER_VERSION_CHANGE_NOT_BOUND', 500, [versionChange: string]>(
   'FST_VERSIONER_VERSION_CHANGE_NOT_BOUND',
   "You tried to check whether '%s' is applied, but it was never bound to any version. Put it in a Version of a VersionBundle.",
@@ -118,50 +155,82 @@ export const VersionChangeNotBoundError = createError<'FST_VERSIONER_VERSION_CHA
 
 /**
  * The plugin (or a function) was given an option it cannot use.
- * @example `{ versions: bundle, apiVersionLocation: 'query' }`
+ * @example
+ * ```ts
+ * await Fastify().register(versioned(async () => {})) // rejects: versioned(...) before fastifyVersioner
+ * ```
  */
 export const InvalidOptionError = createError<'FST_VERSIONER_INVALID_OPTION', 500, [message: string]>('FST_VERSIONER_INVALID_OPTION', '%s', 500, TypeError)
 
 /**
  * Something that needs the finished route table was used before `app.ready()`.
- * @example `app.versioner.routes` before ready
+ * @example
+ * ```ts
+ * const app = Fastify()
+ * await app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2000-01-01')) })
+ * console.log(app.versioner.routes) // throws: await app.ready() first
+ * ```
  */
 export const NotReadyError = createError<'FST_VERSIONER_NOT_READY', 500, [what: string]>('FST_VERSIONER_NOT_READY', '%s is only available after app.ready().', 500)
 
 /**
  * 404: `GET /openapi.json` was asked for a version that has no document.
- * @example `GET /openapi.json?version=1999-01-01`
+ * @example
+ * ```ts
+ * declare const app: FastifyInstance // serving 2001-01-01 and 2000-01-01 in the x-api-version header
+ * await app.inject({ url: '/openapi.json?version=1999-01-01' }) // 404, listing the versions
+ * ```
  */
 export const OpenApiVersionNotFoundError = createError<'FST_VERSIONER_OPENAPI_NOT_FOUND', 404, [message: string]>('FST_VERSIONER_OPENAPI_NOT_FOUND', '%s', 404)
 
 /**
  * The tools could not use an application: it cannot be loaded, exports no app with the plugin, or a saved folder cannot
  * be read.
- * @example `loadApp('./app.ts')` without tsx
+ * @example
+ * ```ts
+ * await servedDocuments(Fastify()) // rejects: the application does not register fastify-versioner
+ * ```
  */
 export const VersionerToolError = createError<'FST_VERSIONER_TOOL', 500, [message: string]>('FST_VERSIONER_TOOL', '%s', 500)
 
 /**
  * `webhooks.render()` named no webhook declared with `webhooks.add()`.
- * @example `render('invoice.payed', …)` rejects, listing the declared ones.
+ * @example
+ * ```ts
+ * declare const app: FastifyInstance // ready, with invoice.paid declared
+ * await app.versioner.webhooks.render('invoice.payed', {}, { subscribers: [] }) // rejects, listing the declared ones
+ * ```
  */
 export const UnknownWebhookError = createError<'FST_VERSIONER_UNKNOWN_WEBHOOK', 500, [message: string]>('FST_VERSIONER_UNKNOWN_WEBHOOK', '%s', 500)
 
 /**
  * A body `webhooks.render()` got is not one the webhook's HEAD schema accepts.
- * @example `render('invoice.paid', { id: 42 }, …)` rejects naming `/id`.
+ * @example
+ * ```ts
+ * declare const app: FastifyInstance // ready, with invoice.paid's body { id: string }
+ * await app.versioner.webhooks.render('invoice.paid', { id: 42 }, { subscribers: [] }) // rejects, naming /id
+ * ```
  */
 export const InvalidWebhookBodyError = createError<'FST_VERSIONER_INVALID_WEBHOOK_BODY', 500, [message: string]>('FST_VERSIONER_INVALID_WEBHOOK_BODY', '%s', 500)
 
 /**
  * A subscriber's secret is not `whsec_` and the base64 of 24 to 64 bytes (Standard Webhooks).
- * @example `{ id: 'ep_1', version, secret: 'hunter2' }`
+ * @example
+ * ```ts
+ * signWebhook('hunter2', { id: 'msg_1', body: '{}' }) // throws: a secret is 'whsec_' and base64
+ * ```
  */
 export const InvalidWebhookSecretError = createError<'FST_VERSIONER_INVALID_WEBHOOK_SECRET', 500, [message: string]>('FST_VERSIONER_INVALID_WEBHOOK_SECRET', '%s', 500)
 
 /**
  * `fastifyVersioner` was registered twice in one context (or a context and its child): give each API its own context.
- * @example `app.register(fastifyVersioner, …)` twice
+ * @example
+ * ```ts
+ * const versions = new VersionBundle(new Version('2000-01-01'))
+ * const app = Fastify()
+ * await app.register(fastifyVersioner, { versions })
+ * await app.register(fastifyVersioner, { versions }) // rejects: one registration per context
+ * ```
  */
 export const VersionerAlreadyRegisteredError = createError<'FST_VERSIONER_ALREADY_REGISTERED', 500, [message: string]>(
   'FST_VERSIONER_ALREADY_REGISTERED', '%s', 500)
@@ -174,7 +243,11 @@ export const VersionPickerError = createError<'FST_VERSIONER_VERSION_PICKER', 50
 
 /**
  * 400: the upgrade guide needs `from` and `to`, two versions, `from` older.
- * @example `GET /docs/upgrade?from=2002-01-01&to=2000-01-01`
+ * @example
+ * ```ts
+ * declare const app: FastifyInstance // serving 2001-01-01 and 2000-01-01 in the x-api-version header
+ * await app.inject({ url: '/docs/upgrade?from=2001-01-01&to=2000-01-01' }) // 400: from must be the older
+ * ```
  */
 export const InvalidUpgradeRangeError = createError<'FST_VERSIONER_INVALID_UPGRADE_RANGE', 400, [message: string]>('FST_VERSIONER_INVALID_UPGRADE_RANGE', '%s', 400)
 
@@ -183,7 +256,8 @@ export const InvalidUpgradeRangeError = createError<'FST_VERSIONER_INVALID_UPGRA
  * @example
  * ```ts
  * import { errorCodes } from 'fastify-versioner'
- * err instanceof errorCodes.FST_VERSIONER_STRUCTURE
+ * declare const err: unknown // what app.ready() rejected with
+ * if (err instanceof errorCodes.FST_VERSIONER_STRUCTURE) console.error('the version bundle is malformed:', err.message)
  * ```
  */
 export const errorCodes = {

@@ -9,15 +9,21 @@ import { Kind, KindGuard, OptionalKind, ReadonlyKind, type Static, type TSchema 
  * JSON Schema object is read alike but needs a cast (`as unknown as TSchema`).
  * @example
  * ```ts
- * const fromOld: SchemaLike = Type.Object({ id: Type.String() })  // import { Type } from '@sinclair/typebox'
- * const fromNew: SchemaLike = Type1.Object({ id: Type1.String() }) // import Type1 from 'typebox'
+ * import { Type } from '@sinclair/typebox' // TypeBox 0.34
+ * import Type1 from 'typebox' // TypeBox 1.x
+ * const fromOld: SchemaLike = Type.Object({ id: Type.String() })
+ * const fromNew: SchemaLike = Type1.Object({ id: Type1.String() })
  * ```
  */
 export type SchemaLike = TSchema | TypeBox1Schema
 
 /**
  * An object schema of either TypeBox line (0.34 or 1.x): what `extendSchema` and `withValidators` take.
- * @example `const Base: ObjectSchemaLike = Type.Object({ name: Type.String() })`
+ * @example
+ * ```ts
+ * const Base: ObjectSchemaLike = Type.Object({ name: Type.String() })
+ * const UserResource = extendSchema(Base, { id: Type.String() })
+ * ```
  */
 export type ObjectSchemaLike = SchemaLike & { readonly type: 'object', readonly properties: object }
 
@@ -33,7 +39,11 @@ export type TypeBox1Schema = { readonly '~kind': string } | { readonly '~unsafe'
 
 /**
  * The TypeScript type of a value of schema `S`: 0.34's `Static<S>`; `unknown` for a 1.x schema.
- * @example `type User = StaticOf<typeof User> // { id: string } for a 0.34 schema`
+ * @example
+ * ```ts
+ * const User = Type.Object({ id: Type.String() })
+ * type UserBody = StaticOf<typeof User> // { id: string } for a 0.34 schema
+ * ```
  */
 export type StaticOf<S> = S extends TSchema ? Static<S> : unknown
 

@@ -78,7 +78,10 @@ export function webhookSignature (keys: readonly Buffer[], content: string): str
 
 /**
  * The Standard Webhooks headers of one delivery attempt.
- * @example `const headers: WebhookSignatureHeaders = signWebhook(secret, { id, body })`
+ * @example
+ * ```ts
+ * const headers: WebhookSignatureHeaders = signWebhook('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', { id: 'msg_1', body: '{}' })
+ * ```
  */
 export interface WebhookSignatureHeaders {
   readonly 'webhook-id': string
@@ -91,7 +94,9 @@ export interface WebhookSignatureHeaders {
  * old ones) and the same `webhook-id` and body. Throws a coded error for a malformed secret, id or timestamp.
  * @example
  * ```ts
- * const headers = { ...delivery.headers, ...signWebhook(secretOf(subscriberId), { id: delivery.headers['webhook-id'], body: delivery.body }) }
+ * declare const delivery: WebhookDelivery // a rendered delivery, stored to be retried
+ * declare function secretOf (subscriberId: string): string // the subscriber's current secret, from your store
+ * const headers = { ...delivery.headers, ...signWebhook(secretOf(delivery.subscriber.id), { id: delivery.headers['webhook-id'], body: delivery.body }) }
  * ```
  */
 export function signWebhook (secret: string | readonly string[], message: { readonly id: string, readonly body: string, readonly timestamp?: Date }): WebhookSignatureHeaders {

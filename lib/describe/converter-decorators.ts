@@ -186,18 +186,19 @@ function makeDecorator<Info> (declaration: Declaration): ConverterDecorator<Info
  * (nested, in arrays or unions too); by path and methods, to that route (matched by its HEAD route).
  * @example
  * ```ts
+ * const UserCreateRequest = Type.Object({ addresses: Type.Array(Type.String()) }, { $id: 'UserCreateRequest' })
  * class ReplaceUserAddressWithListOfAddresses extends VersionChange {
  *   description = 'Users can now store several addresses.'
- *   instructionsToMigrateToPreviousVersion = [...]
+ *   instructionsToMigrateToPreviousVersion = [schema(UserCreateRequest).field('addresses').had({ name: 'address', type: Type.String() })]
  *
- *   @ConvertRequestToNextVersionFor(UserCreateRequest)
+ *   @ ConvertRequestToNextVersionFor(UserCreateRequest)
  *   addressToList (request: RequestInfo) {
  *     request.body.addresses = [request.body.address]
  *     delete request.body.address
  *   }
  *
- *   @ConvertRequestToNextVersionFor('/users/:id', ['PUT'])
- *   renameOnUpdate (request: RequestInfo) { … }
+ *   @ ConvertRequestToNextVersionFor('/users/:id', ['PUT'])
+ *   emailOnUpdate (request: RequestInfo) { request.queryParams.notify = request.queryParams.sendEmail }
  * }
  * ```
  */
@@ -217,14 +218,20 @@ export function ConvertRequestToNextVersionFor (...args: unknown[]): ConverterDe
  * with `migrateHttpErrors: true`.
  * @example
  * ```ts
- * @ConvertResponseToPreviousVersionFor(UserResource)
- * addressesToSingleItem (response: ResponseInfo) {
- *   response.body.address = response.body.addresses[0]
- *   delete response.body.addresses
- * }
+ * const UserResource = Type.Object({ id: Type.String(), addresses: Type.Array(Type.String()) }, { $id: 'UserResource' })
+ * class ReplaceUserAddressWithListOfAddresses extends VersionChange {
+ *   description = 'Users can now store several addresses; an unknown user is 404, not 401.'
+ *   instructionsToMigrateToPreviousVersion = [schema(UserResource).field('addresses').had({ name: 'address', type: Type.String() })]
  *
- * @ConvertResponseToPreviousVersionFor('/users/:id', ['GET'], { migrateHttpErrors: true })
- * notFoundWasUnauthorized (response: ResponseInfo) { if (response.statusCode === 404) response.statusCode = 401 }
+ *   @ ConvertResponseToPreviousVersionFor(UserResource)
+ *   addressesToSingleItem (response: ResponseInfo) {
+ *     response.body.address = response.body.addresses[0]
+ *     delete response.body.addresses
+ *   }
+ *
+ *   @ ConvertResponseToPreviousVersionFor('/users/:id', ['GET'], { migrateHttpErrors: true })
+ *   notFoundWasUnauthorized (response: ResponseInfo) { if (response.statusCode === 404) response.statusCode = 401 }
+ * }
  * ```
  */
 export function ConvertResponseToPreviousVersionFor (schema: SchemaLike, ...more: SchemaLike[]): ConverterDecorator<ResponseInfo<never>>

@@ -89,7 +89,7 @@ export function isFormFile (value: unknown): value is FormFile {
  *   description = 'The sign-up form sends `fullName` instead of `name`.'
  *   instructionsToMigrateToPreviousVersion = []
  *
- *   @ConvertRequestToNextVersionFor('/signup', ['POST'])
+ *   @ ConvertRequestToNextVersionFor('/signup', ['POST'])
  *   renameField (request: RequestInfo) {
  *     const form: FormFields | undefined = request.form
  *     if (form?.name !== undefined) request.body = { ...request.body, fullName: form.name }
@@ -137,10 +137,16 @@ type WrittenBody<Body, Written> = [Written] extends [never] ? Body : Written
  * body is read and written freely.
  * @example
  * ```ts
- * @ConvertRequestToNextVersionFor(UserCreateRequest)
- * addressToList (request: RequestInfo<{ address: string }, { addresses: string[] }>) {
- *   const { address, ...rest } = request.body
- *   request.body = { ...rest, addresses: [address] }
+ * const UserCreateRequest = Type.Object({ addresses: Type.Array(Type.String()) }, { $id: 'UserCreateRequest' })
+ * class ReplaceUserAddressWithListOfAddresses extends VersionChange {
+ *   description = 'Users can now store several addresses.'
+ *   instructionsToMigrateToPreviousVersion = [schema(UserCreateRequest).field('addresses').had({ name: 'address', type: Type.String() })]
+ *
+ *   @ ConvertRequestToNextVersionFor(UserCreateRequest)
+ *   addressToList (request: RequestInfo<{ address: string }, { addresses: string[] }>) {
+ *     const { address, ...rest } = request.body
+ *     request.body = { ...rest, addresses: [address] }
+ *   }
  * }
  * ```
  */
@@ -167,16 +173,27 @@ export interface RequestInfo<Body = UntypedBody, Next = never> {
  * none, the body is read and written freely.
  * @example
  * ```ts
- * @ConvertResponseToPreviousVersionFor(UserResource)
- * addressesToSingleItem (response: ResponseInfo) {
- *   response.body.address = response.body.addresses[0]
- *   delete response.body.addresses
- * }
+ * const UserResource = Type.Object({ id: Type.String(), addresses: Type.Array(Type.String()) }, { $id: 'UserResource' })
+ * class ReplaceUserAddressWithListOfAddresses extends VersionChange {
+ *   description = 'Users can now store several addresses.'
+ *   instructionsToMigrateToPreviousVersion = [schema(UserResource).field('addresses').had({ name: 'address', type: Type.String() })]
  *
- * @ConvertResponseToPreviousVersionFor(UserResource)
- * addressesToOne (response: ResponseInfo<{ id: string, addresses: string[] }, { id: string, address: string }>) {
- *   const { addresses, ...rest } = response.body
- *   response.body = { ...rest, address: addresses[0] }
+ *   @ ConvertResponseToPreviousVersionFor(UserResource) // untyped: the body is read and written freely
+ *   addressesToSingleItem (response: ResponseInfo) {
+ *     response.body.address = response.body.addresses[0]
+ *     delete response.body.addresses
+ *   }
+ * }
+ * // or typed by the two versions' bodies:
+ * class AddressesTyped extends VersionChange {
+ *   description = 'Users can now store several addresses.'
+ *   instructionsToMigrateToPreviousVersion = []
+ *
+ *   @ ConvertResponseToPreviousVersionFor(UserResource)
+ *   addressesToOne (response: ResponseInfo<{ id: string, addresses: string[] }, { id: string, address: string }>) {
+ *     const { addresses, ...rest } = response.body
+ *     response.body = { ...rest, address: addresses[0] }
+ *   }
  * }
  * ```
  */

@@ -4,10 +4,8 @@
  */
 import { VersionerStructureError } from '../core/errors'
 import { normaliseMethods, type HttpMethod } from '../core/http-methods'
-import {
-  checkNotEmpty, ENDPOINT_ATTRIBUTES, makeInstruction, type EndpointExistenceInstruction, type EndpointHadAttributes,
-  type EndpointHadInstruction
-} from './instructions'
+import { checkNotEmpty, makeInstruction, type EndpointExistenceInstruction, type EndpointHadInstruction } from './instructions'
+import { ENDPOINT_ATTRIBUTES, type EndpointHadAttributes } from './instruction-attributes'
 import { describeValue, isSchemaObject } from '../core/json-schema'
 
 /** Options of `endpoint(path, methods, options)`. */
@@ -19,7 +17,14 @@ interface EndpointOptions {
   operationId?: string
 }
 
-/** Instructions about one route (or the routes of several methods on one path). */
+/**
+ * Instructions about one route (or the routes of several methods on one path).
+ * @example
+ * ```ts
+ * const users: EndpointInstructionBuilder = endpoint('/users/:id', ['GET', 'PUT'])
+ * const instructions = [users.had({ path: '/accounts/:id' }), endpoint('/users/:id/addresses', 'GET').didntExist]
+ * ```
+ */
 export interface EndpointInstructionBuilder {
   /** The route existed in the previous version (it was deleted since, or is marked `onlyExistsInOlderVersions`). */
   readonly existed: EndpointExistenceInstruction

@@ -24,7 +24,15 @@ const children = new WeakMap<object, ChildSchemaInfo>()
 /** Keywords of a parent that describe the parent itself rather than its shape, so a child does not inherit them. */
 const NOT_INHERITED = new Set(['$id', '$schema', '$comment', 'title', 'description', 'examples', 'default', 'type', 'properties', 'required'])
 
-/** The properties of `Parent` overridden or extended by `Own`. */
+/**
+ * The properties of `Parent` overridden or extended by `Own`.
+ * @example
+ * ```ts
+ * const Base = Type.Object({ name: Type.String(), nickname: Type.String() })
+ * const Own = { id: Type.String(), nickname: Type.Optional(Type.String()) }
+ * type Properties = ExtendedProperties<typeof Base.properties, typeof Own> // name, and Own's id and nickname
+ * ```
+ */
 export type ExtendedProperties<P extends TProperties, O extends TProperties> = Evaluate<Omit<P, keyof O> & O>
 
 /**
@@ -33,7 +41,9 @@ export type ExtendedProperties<P extends TProperties, O extends TProperties> = E
  * `Type.Optional` required (so 1.x's `Static`, and its type provider, type the child's values).
  * @example
  * ```ts
- * const UserResource = extendSchema(UserBase, { id: Type.String() }) // UserBase of `typebox` 1.x
+ * import Type1 from 'typebox' // TypeBox 1.x
+ * const UserBase = Type1.Object({ name: Type1.String() })
+ * const UserResource = extendSchema(UserBase, { id: Type1.String() })
  * schema(UserResource).field('id') // checked against { name, id }
  * ```
  */

@@ -4,88 +4,11 @@
  */
 import type { TSchema } from '@sinclair/typebox'
 import type { HttpMethod } from '../core/http-methods'
-import type { SchemaLike } from '../core/json-schema'
 import type { NamedValidator } from './named-validators'
-import type { FieldDeprecationOptions } from './field-deprecation'
+import type { DerivationSource, EndpointHadAttributes, SchemaAnnotations } from './instruction-attributes'
 import { kInstruction } from '../core/symbols'
 import { VersionerStructureError } from '../core/errors'
 import { isSchemaObject } from '../core/json-schema'
-
-/**
- * JSON Schema keywords a field can have, change or lack in an older version. Any other keyword is allowed
- * too (it is written into the field's schema as given).
- */
-export interface FieldKeywords {
-  default?: unknown
-  minLength?: number
-  maxLength?: number
-  minimum?: number
-  exclusiveMinimum?: number
-  maximum?: number
-  exclusiveMaximum?: number
-  multipleOf?: number
-  pattern?: string
-  format?: string
-  minItems?: number
-  maxItems?: number
-  uniqueItems?: boolean
-  minProperties?: number
-  maxProperties?: number
-  title?: string
-  description?: string
-  examples?: unknown[]
-  /** A request that sends the field gets `Deprecation` and `Link` response headers (docs/field-deprecations.md). */
-  deprecated?: boolean | FieldDeprecationOptions
-  readOnly?: boolean
-  writeOnly?: boolean
-  nullable?: boolean
-  [keyword: string]: unknown
-}
-
-/** Names of {@link FieldKeywords}, for `didntHave(...)`; any other keyword name is accepted as well. */
-export type FieldKeywordName = Exclude<keyof FieldKeywords, number> | (string & {})
-
-/** What `schema(S).field(f).had({...})` accepts. */
-export interface FieldHadAttributes extends FieldKeywords {
-  /** The field's name in the previous version. */
-  name?: string
-  /** The field's type (schema) in the previous version. */
-  type?: SchemaLike
-  /** Whether the field was optional (`true`) or required (`false`) in the previous version. */
-  optional?: boolean
-}
-
-/** What `schema(S).field(f).existedAs({...})` accepts. */
-export interface FieldExistedAsAttributes extends FieldKeywords {
-  /** The field's type (schema) in the previous version. */
-  type: SchemaLike
-  /** Whether the field was optional; by default it was required, unless a `default` is given. */
-  optional?: boolean
-}
-
-/** Route attributes an endpoint had in the previous version (`endpoint(path, methods).had({...})`). */
-export interface EndpointHadAttributes {
-  /** The path in the previous version; its path parameters must be the same as the route's. */
-  path?: string
-  /** The methods in the previous version. */
-  methods?: HttpMethod | Lowercase<HttpMethod> | ReadonlyArray<HttpMethod | Lowercase<HttpMethod>>
-  /** The status code of a successful response in the previous version (replaces the handler's 2xx status). */
-  statusCode?: number
-  summary?: string
-  description?: string
-  tags?: string[]
-  /** Whether the operation was deprecated. */
-  deprecated?: boolean
-  operationId?: string
-  /** Whether the route was hidden from the OpenAPI document. */
-  hide?: boolean
-  /** Response schemas by status code in the previous version (HEAD schemas, versioned like any other). */
-  response?: Record<string | number, SchemaLike>
-}
-
-/** Names accepted by {@link EndpointHadAttributes}. */
-export const ENDPOINT_ATTRIBUTES = ['path', 'methods', 'statusCode', 'summary', 'description', 'tags', 'deprecated',
-  'operationId', 'hide', 'response'] as const
 
 interface InstructionBase {
   readonly [kInstruction]: true
@@ -107,53 +30,13 @@ interface EndpointInstructionBase extends InstructionBase {
 }
 
 /**
- * Object-level annotations a schema can have had in the previous version (`schema(S).had({...})`).
+ * `schema(S).had({ name?, examples?, description?, title? })`: the schema had another name or other annotations.
  * @example
  * ```ts
- * const annotations: SchemaAnnotations = { examples: [{ name: 'Ada' }], description: 'A user.', title: 'User' }
+ * const User = Type.Object({ name: Type.String(), nickname: Type.String() }, { $id: 'User' })
+ * const renamed: SchemaHadInstruction = schema(User).had({ name: 'Person' })
  * ```
  */
-export interface SchemaAnnotations {
-  /** Example values of the whole schema, as that version's clients saw them. */
-  examples?: unknown[]
-  description?: string
-  title?: string
-}
-
-/**
- * The attributes of `schema(S).had({...})`, each optional.
- * @example
- * ```ts
- * const values: SchemaHadAttributeValues = { name: 'Person', description: 'A person.' }
- * ```
- */
-export interface SchemaHadAttributeValues extends SchemaAnnotations {
-  /** The schema's name (its `$id`, the OpenAPI component name) in the previous version. */
-  name?: string
-}
-
-/**
- * What `schema(S).had({...})` accepts: the schema's name and/or its object-level annotations in the previous
- * version, at least one of them.
- * @example
- * ```ts
- * const attributes: SchemaHadAttributes = { name: 'Person', examples: [{ name: 'Ada' }] }
- * schema(User).had(attributes)
- * ```
- */
-export type SchemaHadAttributes = SchemaHadAttributeValues &
-  ({ name: string } | { examples: unknown[] } | { description: string } | { title: string })
-
-/**
- * Names of {@link SchemaHadAttributes}.
- * @example
- * ```ts
- * SCHEMA_ATTRIBUTES.includes('examples') // true
- * ```
- */
-export const SCHEMA_ATTRIBUTES = ['name', 'examples', 'description', 'title'] as const
-
-/** `schema(S).had({ name?, examples?, description?, title? })`: the schema had another name or other annotations. */
 export interface SchemaHadInstruction extends SchemaInstructionBase {
   readonly kind: 'schema.had'
   /** The previous name, or `undefined` when only annotations changed. */
@@ -162,7 +45,14 @@ export interface SchemaHadInstruction extends SchemaInstructionBase {
   readonly annotations: Readonly<SchemaAnnotations>
 }
 
-/** `schema(S).field(f).had({...})`. */
+/**
+ * `schema(S).field(f).had({...})`.
+ * @example
+ * ```ts
+ * const User = Type.Object({ name: Type.String(), nickname: Type.String() }, { $id: 'User' })
+ * const renamed: FieldHadInstruction = schema(User).field('name').had({ name: 'fullName' })
+ * ```
+ */
 export interface FieldHadInstruction extends SchemaInstructionBase {
   readonly kind: 'field.had'
   readonly field: string
@@ -172,14 +62,28 @@ export interface FieldHadInstruction extends SchemaInstructionBase {
   readonly keywords: Readonly<Record<string, unknown>>
 }
 
-/** `schema(S).field(f).didntHave(...keywords)`. */
+/**
+ * `schema(S).field(f).didntHave(...keywords)`.
+ * @example
+ * ```ts
+ * const User = Type.Object({ name: Type.String(), nickname: Type.String() }, { $id: 'User' })
+ * const unbounded: FieldDidntHaveInstruction = schema(User).field('name').didntHave('maxLength')
+ * ```
+ */
 export interface FieldDidntHaveInstruction extends SchemaInstructionBase {
   readonly kind: 'field.didntHave'
   readonly field: string
   readonly keywords: readonly string[]
 }
 
-/** `schema(S).field(f).existedAs({ type, ... })`. */
+/**
+ * `schema(S).field(f).existedAs({ type, ... })`.
+ * @example
+ * ```ts
+ * const User = Type.Object({ name: Type.String(), nickname: Type.String() }, { $id: 'User' })
+ * const removed: FieldExistedAsInstruction = schema(User).formerField('legacyId').existedAs({ type: Type.Integer() })
+ * ```
+ */
 export interface FieldExistedAsInstruction extends SchemaInstructionBase {
   readonly kind: 'field.existedAs'
   readonly field: string
@@ -189,58 +93,91 @@ export interface FieldExistedAsInstruction extends SchemaInstructionBase {
 }
 
 /**
- * A field of another schema that holds the one a `derivedFrom` field is in (at any depth), in the previous version: a
- * field moved into a nested object (`{ schema: Customer, field: 'city' }` for `Address.city`). `through` names the
- * field of `schema` leading to the derived one, when `schema` holds it in more than one place (decision 0263).
+ * `schema(S).field(f).didntExist`, or `.derivedFrom(...fields)`: then `derivedFrom` names the previous version's fields it is set from.
  * @example
  * ```ts
- * schema(Address).field('city').derivedFrom({ schema: Customer, field: 'city' })
- * schema(Address).field('city').derivedFrom({ schema: Order, field: 'billingCity', through: 'billing' })
+ * const User = Type.Object({ name: Type.String(), nickname: Type.String() }, { $id: 'User' })
+ * const added: FieldDidntExistInstruction = schema(User).field('nickname').didntExist
  * ```
  */
-export interface DerivationSource {
-  readonly schema: SchemaLike
-  readonly field: string
-  readonly through?: string
-}
-
-/** `schema(S).field(f).didntExist`, or `.derivedFrom(...fields)`: then `derivedFrom` names the previous version's fields it is set from. */
 export interface FieldDidntExistInstruction extends SchemaInstructionBase {
   readonly kind: 'field.didntExist'
   readonly field: string
   readonly derivedFrom?: ReadonlyArray<string | DerivationSource>
 }
 
-/** `schema(S).validator(v).existed`. */
+/**
+ * `schema(S).validator(v).existed`.
+ * @example
+ * ```ts
+ * const endNeedsStart = defineValidator('endNeedsStart', { dependentRequired: { end: ['start'] } })
+ * const Booking = Type.Object({ start: Type.Optional(Type.String()), end: Type.Optional(Type.String()) }) // HEAD dropped the rule
+ * const removedRule: ValidatorExistedInstruction = schema(Booking).validator(endNeedsStart).existed
+ * ```
+ */
 export interface ValidatorExistedInstruction extends SchemaInstructionBase {
   readonly kind: 'validator.existed'
   readonly validator: NamedValidator
 }
 
-/** `schema(S).validator(name).didntExist`. */
+/**
+ * `schema(S).validator(name).didntExist`.
+ * @example
+ * ```ts
+ * const endNeedsStart = defineValidator('endNeedsStart', { dependentRequired: { end: ['start'] } })
+ * const Booking = withValidators(Type.Object({ start: Type.Optional(Type.String()), end: Type.Optional(Type.String()) }), endNeedsStart)
+ * const addedRule: ValidatorDidntExistInstruction = schema(Booking).validator('endNeedsStart').didntExist
+ * ```
+ */
 export interface ValidatorDidntExistInstruction extends SchemaInstructionBase {
   readonly kind: 'validator.didntExist'
   readonly validatorName: string
 }
 
-/** `enumeration(E).had({ member: value })`. */
+/**
+ * `enumeration(E).had({ member: value })`.
+ * @example
+ * ```ts
+ * const Status = Type.Union([Type.Literal('active'), Type.Literal('closed')], { $id: 'Status' })
+ * const removedMember: EnumHadInstruction = enumeration(Status).had({ pending: 'pending' })
+ * ```
+ */
 export interface EnumHadInstruction extends SchemaInstructionBase {
   readonly kind: 'enum.had'
   readonly members: Readonly<Record<string, EnumValue>>
 }
 
-/** `enumeration(E).didntHave(...members)`. */
+/**
+ * `enumeration(E).didntHave(...members)`.
+ * @example
+ * ```ts
+ * const Status = Type.Union([Type.Literal('active'), Type.Literal('closed')], { $id: 'Status' })
+ * const addedMember: EnumDidntHaveInstruction = enumeration(Status).didntHave('closed')
+ * ```
+ */
 export interface EnumDidntHaveInstruction extends SchemaInstructionBase {
   readonly kind: 'enum.didntHave'
   readonly members: readonly string[]
 }
 
-/** `endpoint(path, methods).existed` / `.didntExist`. */
+/**
+ * `endpoint(path, methods).existed` / `.didntExist`.
+ * @example
+ * ```ts
+ * const added: EndpointExistenceInstruction = endpoint('/users/:id/addresses', ['GET']).didntExist
+ * ```
+ */
 export interface EndpointExistenceInstruction extends EndpointInstructionBase {
   readonly kind: 'endpoint.existed' | 'endpoint.didntExist'
 }
 
-/** `endpoint(path, methods).had({...})`. */
+/**
+ * `endpoint(path, methods).had({...})`.
+ * @example
+ * ```ts
+ * const moved: EndpointHadInstruction = endpoint('/users/:id', ['GET']).had({ path: '/accounts/:id', tags: ['accounts'] })
+ * ```
+ */
 export interface EndpointHadInstruction extends EndpointInstructionBase {
   readonly kind: 'endpoint.had'
   readonly attributes: Readonly<Omit<EndpointHadAttributes, 'methods' | 'response'> & {
@@ -248,17 +185,43 @@ export interface EndpointHadInstruction extends EndpointInstructionBase {
   }>
 }
 
-/** A value an enum member can have. */
+/**
+ * A value an enum member can have.
+ * @example
+ * ```ts
+ * const members: Record<string, EnumValue> = { pending: 'pending', legacy: 0, none: null }
+ * ```
+ */
 export type EnumValue = string | number | boolean | null
 
-/** Instructions about schemas and their fields. */
+/**
+ * Instructions about schemas and their fields.
+ * @example
+ * ```ts
+ * const User = Type.Object({ name: Type.String(), nickname: Type.String() }, { $id: 'User' })
+ * const instructions: SchemaInstruction[] = [schema(User).had({ name: 'Person' }), schema(User).field('nickname').didntExist]
+ * ```
+ */
 export type SchemaInstruction = SchemaHadInstruction | FieldHadInstruction | FieldDidntHaveInstruction |
   FieldExistedAsInstruction | FieldDidntExistInstruction | ValidatorExistedInstruction | ValidatorDidntExistInstruction
 
-/** Instructions about enum members. */
+/**
+ * Instructions about enum members.
+ * @example
+ * ```ts
+ * const Status = Type.Union([Type.Literal('active'), Type.Literal('closed')], { $id: 'Status' })
+ * const instructions: EnumInstruction[] = [enumeration(Status).didntHave('closed')]
+ * ```
+ */
 export type EnumInstruction = EnumHadInstruction | EnumDidntHaveInstruction
 
-/** Instructions about routes. */
+/**
+ * Instructions about routes.
+ * @example
+ * ```ts
+ * const instructions: EndpointInstruction[] = [endpoint('/users/:id/addresses', ['GET']).didntExist]
+ * ```
+ */
 export type EndpointInstruction = EndpointExistenceInstruction | EndpointHadInstruction
 
 /**
@@ -266,6 +229,7 @@ export type EndpointInstruction = EndpointExistenceInstruction | EndpointHadInst
  * Made by {@link schema}, {@link enumeration} and {@link endpoint}.
  * @example
  * ```ts
+ * const User = Type.Object({ addresses: Type.Array(Type.String()) }, { $id: 'User' })
  * const instructions: Instruction[] = [schema(User).field('addresses').had({ name: 'address', type: Type.String() })]
  * ```
  */

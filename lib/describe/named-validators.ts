@@ -141,7 +141,8 @@ export function validatorsOf (schema: TSchema): NamedValidator[] {
  * changed; a schema made with `extendSchema` keeps its link to its parent.
  * @example
  * ```ts
- * const Booking = withValidators(Type.Object({ start: Type.String(), end: Type.String() }), endAfterStart)
+ * const endNeedsStart = defineValidator('endNeedsStart', { dependentRequired: { end: ['start'] } }) // no end without a start
+ * const Booking = withValidators(Type.Object({ start: Type.Optional(Type.String()), end: Type.Optional(Type.String()) }), endNeedsStart)
  * ```
  */
 export function withValidators<S extends ObjectSchemaLike> (schema: S, ...validators: NamedValidator[]): S {

@@ -27,6 +27,7 @@ export interface BrownoutWindow {
  * A brownout as a `Version` holds it: two instants, `start` included and `end` excluded.
  * @example
  * ```ts
+ * declare const version: Version
  * const { start, end } = version.brownouts[0] // Date objects
  * ```
  */

@@ -1,15 +1,17 @@
 /**
- * The builders `schema(S)` and `enumeration(E)`: how a schema, its fields, validators and enum members looked before.
+ * The builder `schema(S)`: how a schema, its fields and validators looked before (`enumeration(E)` is in enum-instructions.ts).
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
 import { VersionerStructureError } from '../core/errors'
 import {
-  checkNotEmpty, makeInstruction, type EnumDidntHaveInstruction, type EnumHadInstruction, type EnumValue, type FieldDidntExistInstruction,
-  type FieldDidntHaveInstruction, type FieldExistedAsInstruction, type FieldExistedAsAttributes, type FieldHadAttributes,
-  type FieldHadInstruction, type FieldKeywordName, type SchemaAnnotations, type SchemaHadAttributes, type SchemaHadInstruction,
-  type ValidatorDidntExistInstruction, type ValidatorExistedInstruction, type DerivationSource, SCHEMA_ATTRIBUTES
+  checkNotEmpty, makeInstruction, type FieldDidntExistInstruction, type FieldDidntHaveInstruction, type FieldExistedAsInstruction,
+  type FieldHadInstruction, type SchemaHadInstruction, type ValidatorDidntExistInstruction, type ValidatorExistedInstruction
 } from './instructions'
+import {
+  SCHEMA_ATTRIBUTES, type DerivationSource, type FieldExistedAsAttributes, type FieldHadAttributes, type FieldKeywordName,
+  type SchemaAnnotations, type SchemaHadAttributes
+} from './instruction-attributes'
 import type { NamedValidator } from './named-validators'
 import { describeSchema, describeValue, isSchemaObject, type SchemaLike } from '../core/json-schema'
 import { readFieldDeprecation } from './field-deprecation'
@@ -21,6 +23,7 @@ import { readFieldDeprecation } from './field-deprecation'
  * A field HEAD does not have is named with `formerField`.
  * @example
  * ```ts
+ * const User = Type.Object({ id: Type.String(), addresses: Type.Array(Type.String()) }, { $id: 'User' })
  * type UserField = FieldName<typeof User> // 'id' | 'addresses'
  * ```
  */
@@ -28,7 +31,15 @@ export type FieldName<S extends SchemaLike> = S extends { properties: infer P }
   ? string extends keyof P ? string : Extract<keyof P, string>
   : string
 
-/** Instructions about one field of an object schema. */
+/**
+ * Instructions about one field of an object schema.
+ * @example
+ * ```ts
+ * const User = Type.Object({ name: Type.String(), status: Type.Union([Type.Literal('active'), Type.Literal('closed')]) }, { $id: 'User' })
+ * const name: FieldInstructionBuilder = schema(User).field('name')
+ * const instructions = [name.had({ name: 'fullName' }), name.didntHave('maxLength')]
+ * ```
+ */
 export interface FieldInstructionBuilder {
   /**
    * The field had another name, type, optionality or keywords in the previous version.
@@ -49,7 +60,16 @@ export interface FieldInstructionBuilder {
   derivedFrom: (...fields: Array<string | DerivationSource>) => FieldDidntExistInstruction
 }
 
-/** Instructions about one named validator of an object schema. */
+/**
+ * Instructions about one named validator of an object schema.
+ * @example
+ * ```ts
+ * const endNeedsStart = defineValidator('endNeedsStart', { dependentRequired: { end: ['start'] } })
+ * const Booking = withValidators(Type.Object({ start: Type.Optional(Type.String()), end: Type.Optional(Type.String()) }), endNeedsStart)
+ * const validator: ValidatorInstructionBuilder = schema(Booking).validator('endNeedsStart')
+ * const instructions = [validator.didntExist] // the rule was added since
+ * ```
+ */
 export interface ValidatorInstructionBuilder {
   /** The validator existed (it was removed since). Needs the validator made by `defineValidator`. */
   readonly existed: ValidatorExistedInstruction
@@ -57,7 +77,15 @@ export interface ValidatorInstructionBuilder {
   readonly didntExist: ValidatorDidntExistInstruction
 }
 
-/** Instructions about a schema. */
+/**
+ * Instructions about a schema.
+ * @example
+ * ```ts
+ * const User = Type.Object({ name: Type.String(), status: Type.Union([Type.Literal('active'), Type.Literal('closed')]) }, { $id: 'User' })
+ * const user: SchemaInstructionBuilder<typeof User> = schema(User)
+ * const instructions = [user.had({ name: 'Person' }), user.field('status').had({ name: 'state' })]
+ * ```
+ */
 export interface SchemaInstructionBuilder<S extends SchemaLike> {
   /**
    * The schema had another name (its `$id`, the OpenAPI component name) and/or other object-level annotations
@@ -76,19 +104,11 @@ export interface SchemaInstructionBuilder<S extends SchemaLike> {
   validator: (validator: string | NamedValidator) => ValidatorInstructionBuilder
 }
 
-/** Instructions about an enum schema (a union of literals, or a schema with an `enum` keyword). */
-export interface EnumInstructionBuilder {
-  /** The enum had these members (name → value): added, or with another value. */
-  had: (members: Record<string, EnumValue>) => EnumHadInstruction
-  /** The enum lacked these members (by name). */
-  didntHave: (...members: string[]) => EnumDidntHaveInstruction
-}
-
-function checkSchemaArgument (target: unknown, builder: string): asserts target is TSchema {
+export function checkSchemaArgument (target: unknown, builder: string): asserts target is TSchema {
   if (!isSchemaObject(target)) throw new VersionerStructureError(`${builder}(...) takes a TypeBox schema (or a JSON Schema object); got ${describeValue(target)}.`)
 }
 
-function checkName (value: unknown, what: string): asserts value is string {
+export function checkName (value: unknown, what: string): asserts value is string {
   if (typeof value !== 'string' || value.trim() === '') throw new VersionerStructureError(`${what} must be a non-empty string; got ${describeValue(value)}.`)
 }
 
@@ -212,6 +232,13 @@ function fieldBuilder (target: TSchema, schemaDisplay: string, field: string, me
  * Starts an instruction about a schema, written against the latest schemas.
  * @example
  * ```ts
+ * const UserResource = Type.Object({
+ *   id: Type.String(), addresses: Type.Array(Type.String()), nickname: Type.String(), familyName: Type.String(), name: Type.String()
+ * }, { $id: 'UserResource' })
+ * const Address = Type.Object({ line1: Type.String(), city: Type.String() }, { $id: 'Address' })
+ * const Customer = Type.Object({ name: Type.String(), address: Address }, { $id: 'Customer' })
+ * const endNeedsStart = defineValidator('endNeedsStart', { dependentRequired: { end: ['start'] } })
+ * const Booking = withValidators(Type.Object({ start: Type.Optional(Type.String()), end: Type.Optional(Type.String()) }), endNeedsStart)
  * schema(UserResource).had({ name: 'User' })
  * schema(UserResource).had({ examples: [{ id: '3f2c1d4e-5b6a-4c7d-8e9f-0a1b2c3d4e5f', address: '1 Main St' }] })
  * schema(UserResource).field('addresses').had({ name: 'address', type: Type.String() })
@@ -220,7 +247,7 @@ function fieldBuilder (target: TSchema, schemaDisplay: string, field: string, me
  * schema(Address).field('city').derivedFrom({ schema: Customer, field: 'city' }) // moved into the address
  * schema(UserResource).formerField('legacyId').existedAs({ type: Type.Integer() })
  * schema(UserResource).field('name').didntHave('maxLength')
- * schema(Booking).validator('endAfterStart').didntExist
+ * schema(Booking).validator('endNeedsStart').didntExist
  * ```
  */
 export function schema<S extends SchemaLike> (target: S): SchemaInstructionBuilder<S> {
@@ -259,42 +286,6 @@ export function schema<S extends SchemaLike> (target: S): SchemaInstructionBuild
           })
         }
       }
-    }
-  }
-}
-
-const ENUM_VALUE_TYPES = new Set(['string', 'number', 'boolean'])
-
-/**
- * Starts an instruction about an enum: a union of literals (`Type.Union([Type.Literal('a'), …])`,
- * `Type.Enum(...)`) or a schema with an `enum` keyword. JSON Schema keeps only values, so a member's name
- * is its value as a string (`'active'`, or `'2'` for the number 2).
- * @example
- * ```ts
- * enumeration(Status).didntHave('archived')        // 'archived' was added since
- * enumeration(Status).had({ pending: 'pending' })  // 'pending' was removed since
- * enumeration(Status).had({ active: 'enabled' })   // the value 'active' was called 'enabled'
- * ```
- */
-export function enumeration (target: SchemaLike): EnumInstructionBuilder {
-  checkSchemaArgument(target, 'enumeration')
-  const base = `enumeration(${describeSchema(target)})`
-  return {
-    had (members: Record<string, EnumValue>): EnumHadInstruction {
-      const display = `${base}.had(${describeValue(members)})`
-      checkNotEmpty(members, `${display}: had() needs at least one member, as { name: value }.`)
-      for (const [name, value] of Object.entries(members)) {
-        if (value !== null && !ENUM_VALUE_TYPES.has(typeof value)) {
-          throw new VersionerStructureError(`${display}: member '${name}' must have a string, number, boolean or null value.`)
-        }
-      }
-      return makeInstruction<EnumHadInstruction>({ kind: 'enum.had', display, schema: target, members: Object.freeze({ ...members }) })
-    },
-    didntHave (...members: string[]): EnumDidntHaveInstruction {
-      const display = `${base}.didntHave(${members.map(describeValue).join(', ')})`
-      if (members.length === 0) throw new VersionerStructureError(`${display}: didntHave() needs at least one member name.`)
-      for (const member of members) checkName(member, `${display}: a member name`)
-      return makeInstruction<EnumDidntHaveInstruction>({ kind: 'enum.didntHave', display, schema: target, members: Object.freeze([...members]) })
     }
   }
 }

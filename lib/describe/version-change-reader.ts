@@ -10,7 +10,18 @@ import { VersionChange, VersionChangeWithSideEffects } from './version-change'
 import { ANOTHER_COPY, hasKeyOfAnotherCopy, ofAnotherCopy } from '../core/other-copies'
 import { kInstruction } from '../core/symbols'
 
-/** A version change class: a concrete subclass of `VersionChange`. */
+/**
+ * A version change class: a concrete subclass of `VersionChange`.
+ * @example
+ * ```ts
+ * class NothingChanged extends VersionChange {
+ *   description = 'Nothing a client sees changed.'
+ *   instructionsToMigrateToPreviousVersion = []
+ * }
+ * const changes: VersionChangeClass[] = [NothingChanged]
+ * new Version('2001-01-01', ...changes)
+ * ```
+ */
 export type VersionChangeClass = new () => VersionChange
 
 /** One converter of a version change, ready to run. */

@@ -13,13 +13,14 @@ import type { Instruction } from './instructions'
  * requests forward and responses back. Put the class in the `Version` that introduced the change.
  * @example
  * ```ts
+ * const UserResource = Type.Object({ id: Type.String(), addresses: Type.Array(Type.String()) }, { $id: 'UserResource' })
  * class ReplaceUserAddressWithListOfAddresses extends VersionChange {
  *   description = 'Users can now store several addresses, so they can choose among delivery locations.'
  *   instructionsToMigrateToPreviousVersion = [
  *     schema(UserResource).field('addresses').had({ name: 'address', type: Type.String() })
  *   ]
  *
- *   @ConvertResponseToPreviousVersionFor(UserResource)
+ *   @ ConvertResponseToPreviousVersionFor(UserResource)
  *   addressesToSingleItem (response: ResponseInfo) {
  *     response.body.address = response.body.addresses[0]
  *     delete response.body.addresses
@@ -103,6 +104,8 @@ export function appliedIn (binding: VersionChangeBinding, current: string): bool
  *   description = 'Creating a user now sends a welcome email.'
  *   instructionsToMigrateToPreviousVersion = []
  * }
+ * declare const user: { email: string }
+ * declare function sendWelcomeEmail (user: { email: string }): Promise<void>
  * // in a handler:
  * if (UsersGetWelcomeEmail.isApplied) await sendWelcomeEmail(user)
  * ```

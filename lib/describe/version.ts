@@ -13,6 +13,11 @@ import type { VersionChangeClass } from './version-change-reader'
 /**
  * Lifecycle dates of a version, sent as `Deprecation` / `Sunset` / `Link` headers and shown in its document: `Date`s or
  * ISO 8601 strings, a date (`'2027-01-01'`, midnight UTC) or a date-time with its time zone.
+ * @example
+ * ```ts
+ * const lifecycle: VersionLifecycle = { deprecatedAt: '2026-01-01', sunsetAt: '2026-07-01', link: 'https://example.com/upgrade' }
+ * new Version('2000-01-01', lifecycle)
+ * ```
  */
 export interface VersionLifecycle {
   /** When the version was (or will be) deprecated. */
@@ -97,6 +102,7 @@ function checkNotChanges (last: unknown, where: string): void {
  * A `Date` is accepted and stored as its ISO date (UTC). An optional last argument gives lifecycle dates.
  * @example
  * ```ts
+ * declare const ReplaceUserAddressWithListOfAddresses: VersionChangeClass, AddInvoices: VersionChangeClass // your changes
  * new Version('2001-01-01', ReplaceUserAddressWithListOfAddresses)
  * new Version('2000-01-01', { deprecatedAt: '2025-01-01', sunsetAt: '2026-01-01', link: 'https://example.com/upgrade' })
  * new Version('1999-01-01', { sunsetAt: '2025-06-30', afterSunset: 'gone' }) // 410 Gone after that date
@@ -178,6 +184,7 @@ export class Version {
  * handlers are written against) into the latest public version; they hold instructions only, no converters.
  * @example
  * ```ts
+ * declare const RemoveInternalFieldsFromLatest: VersionChangeClass // a change hiding HEAD's internal fields
  * new HeadVersion(RemoveInternalFieldsFromLatest)
  * ```
  */

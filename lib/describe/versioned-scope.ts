@@ -30,6 +30,9 @@ export function versionedScopeOf (instance: FastifyInstance): VersionedScope | u
  * registered several times, with different prefixes.
  * @example
  * ```ts
+ * declare const app: FastifyInstance, versions: VersionBundle
+ * const UserCreateRequest = Type.Object({ addresses: Type.Array(Type.String()) }, { $id: 'UserCreateRequest' })
+ * const UserResource = Type.Object({ id: Type.String(), addresses: Type.Array(Type.String()) }, { $id: 'UserResource' })
  * await app.register(fastifyVersioner, { versions })
  * await app.register(versioned(async (api) => {
  *   api.post('/users', { schema: { body: UserCreateRequest, response: { 200: UserResource } } },

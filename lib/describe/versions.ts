@@ -15,7 +15,15 @@ import { checkReleaseOrder } from './release-dates'
 
 export { HeadVersion, Version, type VersionLifecycle }
 
-/** Options of a `VersionBundle`, given as its last argument. */
+/**
+ * Options of a `VersionBundle`, given as its last argument.
+ * @example
+ * ```ts
+ * import { AsyncLocalStorage } from 'node:async_hooks'
+ * const options: VersionBundleOptions = { apiVersionStorage: new AsyncLocalStorage<string | undefined>() } // shared with your code
+ * const versions = new VersionBundle(new Version('2000-01-01'), options)
+ * ```
+ */
 export interface VersionBundleOptions {
   /** Holds the version being served in the current async context (a new one by default). */
   apiVersionStorage?: AsyncLocalStorage<string | undefined>
@@ -206,6 +214,7 @@ function readChanges (head: HeadVersion, versions: readonly Version[]): readonly
  * several bundles (a bundle built by a factory, several APIs).
  * @example
  * ```ts
+ * declare const ReplaceUserAddressWithListOfAddresses: VersionChangeClass // your change of 2001-01-01
  * const versions = new VersionBundle(
  *   new HeadVersion(),
  *   new Version('2001-01-01', ReplaceUserAddressWithListOfAddresses),

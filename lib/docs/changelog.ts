@@ -57,10 +57,25 @@ export const ChangelogResource = Type.Object({
   }))
 }, { $id: 'FastifyVersionerChangelog' })
 
-/** An entry of the changelog. */
+/**
+ * An entry of the changelog.
+ * @example
+ * ```ts
+ * declare const changelog: Changelog // app.versioner.changelog()
+ * const entries: ChangelogEntryData[] = changelog.versions.flatMap((version) => version.changes.flatMap((change) => change.instructions))
+ * ```
+ */
 export type ChangelogEntryData = Static<typeof ChangelogEntry>
 
-/** The changelog. */
+/**
+ * The changelog.
+ * @example
+ * ```ts
+ * declare const app: FastifyInstance // the application, ready
+ * const changelog: Changelog = app.versioner.changelog()
+ * for (const { value, changes } of changelog.versions) console.log(value, changes.map((change) => change.description))
+ * ```
+ */
 export type Changelog = Static<typeof ChangelogResource>
 
 /** The changelog of an application, built on first use (once its routes are known). */

@@ -13,7 +13,14 @@ export interface DocsVersionOptions extends Pick<ServeOptions, 'versions' | 'rel
   readonly apiVersionDescription: string | undefined
 }
 
-/** The OpenAPI fields given to `@fastify/swagger` for every document (`info.version` is set per version). */
+/**
+ * The OpenAPI fields given to `@fastify/swagger` for every document (`info.version` is set per version).
+ * @example
+ * ```ts
+ * const openapi: OpenApiBase = { info: { title: 'Users API' }, servers: [{ url: 'https://api.example.com' }] }
+ * const options: DocsOptions = { openapi }
+ * ```
+ */
 export interface OpenApiBase {
   info?: { title?: string, description?: string, termsOfService?: string, contact?: Record<string, unknown>, license?: Record<string, unknown>, [key: string]: unknown }
   servers?: Array<{ url: string, description?: string, variables?: Record<string, unknown> }>
@@ -24,13 +31,29 @@ export interface OpenApiBase {
   [extension: `x-${string}`]: unknown
 }
 
-/** Hooks run before every documentation route ({@link DocsOptions.uiHooks}), one function or an array each. */
+/**
+ * Hooks run before every documentation route ({@link DocsOptions.uiHooks}), one function or an array each.
+ * @example
+ * ```ts
+ * const uiHooks: DocsHooks = {
+ *   onRequest: async (request, reply) => { if (request.headers.authorization === undefined) await reply.code(401).send() }
+ * }
+ * ```
+ */
 export interface DocsHooks {
   onRequest?: onRequestHookHandler | onRequestHookHandler[]
   preHandler?: preHandlerHookHandler | preHandlerHookHandler[]
 }
 
-/** Options of the documents and docs pages (part of the plugin's options). */
+/**
+ * Options of the documents and docs pages (part of the plugin's options).
+ * @example
+ * ```ts
+ * declare const app: FastifyInstance, versions: VersionBundle
+ * const docs: DocsOptions = { openapi: { info: { title: 'Users API' } }, docsUrl: '/reference' }
+ * await app.register(fastifyVersioner, { versions, ...docs })
+ * ```
+ */
 export interface DocsOptions {
   /** The OpenAPI base object (`info`, `servers`, `tags`, `components.securitySchemes`…). */
   openapi?: OpenApiBase

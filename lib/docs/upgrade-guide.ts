@@ -15,7 +15,15 @@ import type { VersionChangeDescriptor } from '../describe/version-change-reader'
 import { ChangeExamples, type UpgradeExample } from './upgrade-examples'
 import { inNameOrder } from './document-order'
 
-/** An operation a change affects: as the version after the change has it (or the one before, for a removed one). */
+/**
+ * An operation a change affects: as the version after the change has it (or the one before, for a removed one).
+ * @example
+ * ```ts
+ * declare const guide: UpgradeGuide // GET /docs/upgrade?from=2000-01-01&to=2002-01-01&format=json
+ * const affected: UpgradeOperation[] = guide.changes.flatMap((change) => change.operations)
+ * for (const { method, path } of affected) console.log(method, path) // POST /users
+ * ```
+ */
 export interface UpgradeOperation {
   readonly method: string
   /** The path as the documents write it (`/users/{userId}`). */
@@ -29,7 +37,14 @@ export interface UpgradeOperation {
   readonly status: 'added' | 'removed' | 'changed'
 }
 
-/** One version change of the guide. */
+/**
+ * One version change of the guide.
+ * @example
+ * ```ts
+ * declare const guide: UpgradeGuide // GET /docs/upgrade?from=2000-01-01&to=2002-01-01&format=json
+ * for (const change of guide.changes as UpgradeChange[]) console.log(`${change.version}: ${change.name} — ${change.description}`)
+ * ```
+ */
 export interface UpgradeChange {
   /** The version that introduced the change. */
   readonly version: string
@@ -51,6 +66,7 @@ export interface UpgradeChange {
  * The upgrade guide from one version to a newer one: what `GET <docs>/upgrade?from=A&to=B&format=json` answers.
  * @example
  * ```ts
+ * const base = 'https://api.example.com' // where the docs are served
  * const guide = await (await fetch(`${base}/docs/upgrade?from=2000-01-01&to=2002-01-01&format=json`)).json() as UpgradeGuide
  * for (const change of guide.changes) console.log(change.version, change.name, change.operations.length)
  * ```

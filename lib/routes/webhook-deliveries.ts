@@ -32,6 +32,7 @@ export interface WebhookSubscriber {
  * What to render.
  * @example
  * ```ts
+ * declare const subscribers: WebhookSubscriber[], event: { id: string } // your subscribers; the event, with your id
  * const options: RenderWebhookOptions<WebhookSubscriber> = { subscribers, id: event.id, timestamp: new Date() }
  * ```
  */
@@ -52,6 +53,7 @@ export interface RenderWebhookOptions<S extends WebhookSubscriber = WebhookSubsc
  * One subscriber's delivery: the exact body text and the headers to send it with.
  * @example
  * ```ts
+ * declare const delivery: WebhookDelivery<WebhookSubscriber & { url: string }> // one of render()'s deliveries
  * await fetch(delivery.subscriber.url, { method: 'POST', body: delivery.body, headers: delivery.headers })
  * ```
  */
@@ -75,7 +77,8 @@ export interface WebhookDelivery<S extends WebhookSubscriber = WebhookSubscriber
  * was removed in a newer version: `onlyExistsInOlderVersions`).
  * @example
  * ```ts
- * for (const { subscriber, reason } of skipped) log.info({ subscriber: subscriber.id }, reason)
+ * declare const app: FastifyInstance, rendered: RenderedWebhook // what webhooks.render() returned
+ * for (const { subscriber, reason } of rendered.skipped) app.log.info({ subscriber: subscriber.id }, reason)
  * ```
  */
 export interface SkippedSubscriber<S extends WebhookSubscriber = WebhookSubscriber> {
@@ -93,6 +96,8 @@ export interface SkippedSubscriber<S extends WebhookSubscriber = WebhookSubscrib
  * converter is fixed.
  * @example
  * ```ts
+ * declare const app: FastifyInstance, subscribers: WebhookSubscriber[], event: { id: string }
+ * declare function retryLater (job: { event: { id: string }, subscribers: WebhookSubscriber[] }): Promise<void> // your queue
  * const { deliveries, failed } = await app.versioner.webhooks.render('invoice.paid', event, { subscribers, id: event.id })
  * if (failed.length > 0) await retryLater({ event, subscribers: failed.map(({ subscriber }) => subscriber) })
  * ```
@@ -113,6 +118,7 @@ export interface FailedSubscriber<S extends WebhookSubscriber = WebhookSubscribe
  * A webhook rendered for its subscribers.
  * @example
  * ```ts
+ * declare const app: FastifyInstance, subscribers: WebhookSubscriber[], event: { id: string }
  * const { id, deliveries, skipped } = await app.versioner.webhooks.render('invoice.paid', event, { subscribers })
  * ```
  */

@@ -17,6 +17,7 @@ import type { RenderedWebhook, RenderWebhookOptions, WebhookSubscriber } from '.
  * application (share one object between them).
  * @example
  * ```ts
+ * const InvoicePaidEvent = Type.Object({ invoiceId: Type.String(), amount: Type.Integer() }, { $id: 'InvoicePaidEvent' })
  * export const InvoicePaid: WebhookDefinition<typeof InvoicePaidEvent> = { name: 'invoice.paid', body: InvoicePaidEvent }
  * ```
  */
@@ -126,6 +127,9 @@ export function checkWebhookNames (webhooks: readonly DeclaredWebhook[], levels:
  * Declares webhooks (before `app.ready()`), and renders them for subscribers (after).
  * @example
  * ```ts
+ * declare const app: FastifyInstance, subscribers: WebhookSubscriber[]
+ * const UserResource = Type.Object({ id: Type.String(), fullName: Type.String() }, { $id: 'UserResource' })
+ * const user: Static<typeof UserResource> = { id: 'usr_1', fullName: 'Ada Lovelace' }
  * app.versioner.webhooks.add({ name: 'user.created', body: UserResource, summary: 'A user was created' })
  * // after ready: each subscriber's body in its version, with the Standard Webhooks headers
  * const { deliveries } = await app.versioner.webhooks.render('user.created', user, { subscribers })

@@ -6,9 +6,10 @@
 import type { TSchema } from '@sinclair/typebox'
 import { InvalidGenerationInstructionError } from '../core/errors'
 import {
-  isEndpointInstruction, type EnumInstruction, type FieldDidntExistInstruction, type FieldExistedAsInstruction, type SchemaAnnotations,
+  isEndpointInstruction, type EnumInstruction, type FieldDidntExistInstruction, type FieldExistedAsInstruction,
   type SchemaHadInstruction, type SchemaInstruction
 } from '../describe/instructions'
+import type { SchemaAnnotations } from '../describe/instruction-attributes'
 import type { GenerationStep } from '../describe/versions'
 import { editField, removeKeywords, visibleFields, visibleValidators } from './object-fields'
 import { annotationOf, initialState, newFieldId, SeedIndex, type EnumState, type FieldState, type ObjectState, type Seed, type SeedState } from './seeds'

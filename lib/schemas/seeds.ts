@@ -4,7 +4,8 @@
  */
 import { Hint, OptionalKind, ReadonlyKind, type TSchema } from '@sinclair/typebox'
 import { childSchemaInfo } from '../describe/extend-schema'
-import type { EnumValue, FieldDidntHaveInstruction, FieldHadInstruction, SchemaAnnotations } from '../describe/instructions'
+import type { EnumValue, FieldDidntHaveInstruction, FieldHadInstruction } from '../describe/instructions'
+import type { SchemaAnnotations } from '../describe/instruction-attributes'
 import { validatorOfFragment, validatorsOf, type NamedValidator } from '../describe/named-validators'
 import { VersionerStructureError } from '../core/errors'
 import { kExtendedSchema } from '../core/symbols'

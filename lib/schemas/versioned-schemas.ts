@@ -78,6 +78,8 @@ export class VersionedSchemas implements Iterable<SchemaLookup> {
  * Every schema or enum instruction that cannot apply throws `InvalidGenerationInstructionError` here.
  * @example
  * ```ts
+ * declare const versions: VersionBundle // 2001-01-01 made addresses of address
+ * const UserResource = Type.Object({ id: Type.String(), addresses: Type.Array(Type.String()) }, { $id: 'UserResource' })
  * const schemas = generateVersionedSchemas(versions)
  * const OldUser = schemas.get('2000-01-01').get(UserResource)   // has `address`, not `addresses`
  * schemas.get('2001-01-01').get(UserResource) === UserResource    // unchanged in 2001-01-01

@@ -25,6 +25,7 @@ import { renderCountsNow, rendersSince, type RenderCount } from './webhook-captu
  * The `captureExchanges` option.
  * @example
  * ```ts
+ * declare const app: FastifyInstance, versions: VersionBundle
  * await app.register(fastifyVersioner, { versions, captureExchanges: { sampleRate: 0.01, redact: { headers: ['authorization'], pointers: ['/card/number'] } } })
  * ```
  */
@@ -60,6 +61,7 @@ export interface RecordedResponse {
  * The message of the channel `fastify-versioner:exchange`: one exchange, plain JSON data (one a line, for `replay`).
  * @example
  * ```ts
+ * import diagnosticsChannel from 'node:diagnostics_channel'
  * diagnosticsChannel.subscribe('fastify-versioner:exchange', (message) => {
  *   const { version, route, clientResponse } = message as CapturedExchange
  *   console.log(version, route.method, route.url, clientResponse.status)

@@ -84,7 +84,14 @@ export interface StandaloneAjv {
   readonly ajv?: FastifyServerOptions['ajv']
 }
 
-/** What to migrate, and to which version. */
+/**
+ * What to migrate, and to which version.
+ * @example
+ * ```ts
+ * const UserResource = Type.Object({ id: Type.String() }, { $id: 'UserResource' })
+ * const options: MigrateResponseBodyOptions<typeof UserResource> = { latestBody: { id: 'u1' }, version: '2000-01-01' }
+ * ```
+ */
 export interface MigrateResponseBodyOptions<S extends SchemaLike = TSchema> {
   /** The body as HEAD code produces it (typed only for a TypeBox 0.34 schema). */
   latestBody: ReadonlyDeep<StaticOf<S>>
@@ -181,6 +188,10 @@ function checked (engine: MigrationEngine, at: { schema: TSchema, form: TSchema,
  * when its schemas use formats or keywords of its own.
  * @example
  * ```ts
+ * declare const versions: VersionBundle, subscriber: { url: string, apiVersion: string }
+ * declare function deliverWebhook (url: string, payload: unknown): Promise<void>
+ * const UserResource = Type.Object({ id: Type.String(), addresses: Type.Array(Type.String()) }, { $id: 'UserResource' })
+ * const user: Static<typeof UserResource> = { id: 'usr_1', addresses: ['1 Main St'] }
  * const payload = await migrateResponseBody(versions, UserResource, { latestBody: user, version: subscriber.apiVersion })
  * await deliverWebhook(subscriber.url, payload)
  * // typed: migrateResponseBody<typeof UserResource, Schemas['2000-01-01']['UserResource']>(versions, UserResource, …)

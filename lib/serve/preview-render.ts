@@ -16,7 +16,15 @@ import { describeUnexpressible, unexpressibleValue } from '../routes/value-guard
 import type { RegisteredRoute, VersionerState } from '../routes/versioner-state'
 import type { HttpMethod } from '../core/http-methods'
 
-/** One reason a request is not valid in the target version. */
+/**
+ * One reason a request is not valid in the target version.
+ * @example
+ * ```ts
+ * declare const event: UpgradePreviewEvent // a message of the channel fastify-versioner:upgrade-preview
+ * const errors: readonly PreviewRequestError[] = event.requestErrors
+ * for (const { part, instancePath, message } of errors) console.log(`${part} ${instancePath}: ${message}`)
+ * ```
+ */
 export interface PreviewRequestError {
   /** The part at fault; `route` when the target has no such route, `version` when it answers every request 410. */
   readonly part: RequestPart | 'route' | 'version'

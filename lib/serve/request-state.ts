@@ -104,7 +104,14 @@ export function bindVersionInRequestLog (request: FastifyRequest, reply: Fastify
   reply.log = log
 }
 
-/** The phase of a request: `'fastify'` before migration (versioned data), `'versioner'` after it (HEAD data). */
+/**
+ * The phase of a request: `'fastify'` before migration (versioned data), `'versioner'` after it (HEAD data).
+ * @example
+ * ```ts
+ * declare const request: FastifyRequest
+ * const phase: DependencySolver = currentDependencySolver(request) // 'versioner' in the handler of a versioned route
+ * ```
+ */
 export type DependencySolver = 'fastify' | 'versioner'
 
 /**
@@ -113,6 +120,7 @@ export type DependencySolver = 'fastify' | 'versioner'
  * are always `'fastify'`. See docs/serving.md.
  * @example
  * ```ts
+ * declare const app: FastifyInstance
  * app.addHook('preHandler', async (request) => {
  *   if (currentDependencySolver(request) === 'versioner') request.log.info({ body: request.body }, 'as the handler reads it')
  * })
@@ -152,16 +160,22 @@ function behaviourOf (request: FastifyRequest): VersionBehaviour | undefined {
  * indexes and keys in place of `*` (decision 0274).
  * @example
  * ```ts
- * api.put('/users/:id', { schema: { body: User }, fullReplace: { keeps: ['/nickname'] } }, async (request) => {
- *   const stored = users.get(request.params.id) ?? {}
- *   const user = { ...request.body }
- *   for (const pointer of fieldsTheVersionLacks(request)) {
- *     const key = pointer.slice(1) // top-level fields only here; docs/serving.md keeps nested ones
- *     if (key in stored) user[key] = stored[key]
- *   }
- *   users.set(request.params.id, user)
- *   return user
- * })
+ * declare const app: FastifyInstance
+ * const User = Type.Object({ fullName: Type.String(), nickname: Type.Optional(Type.String()) }, { $id: 'User' })
+ * const users = new Map<string, Record<string, unknown>>()
+ * await app.register(versioned(async (api) => {
+ *   const schema = { params: Type.Object({ id: Type.String() }), body: User }
+ *   api.put('/users/:id', { schema, fullReplace: { keeps: ['/nickname'] } }, async (request) => {
+ *     const stored = users.get(request.params.id) ?? {}
+ *     const user: Record<string, unknown> = { ...request.body }
+ *     for (const pointer of fieldsTheVersionLacks(request)) {
+ *       const key = pointer.slice(1) // top-level fields only here; docs/serving.md keeps nested ones
+ *       if (Object.hasOwn(stored, key)) user[key] = stored[key]
+ *     }
+ *     users.set(request.params.id, user)
+ *     return user
+ *   })
+ * }))
  * ```
  */
 export function fieldsTheVersionLacks (request: FastifyRequest): readonly string[] {

@@ -24,6 +24,7 @@ import type { AroundHooks } from './route-preparation'
  * The `upgradePreview` option.
  * @example
  * ```ts
+ * declare const app: FastifyInstance, versions: VersionBundle
  * await app.register(fastifyVersioner, { versions, upgradePreview: { access: (request) => request.headers['x-staff'] === 'yes' } })
  * ```
  */
@@ -34,7 +35,14 @@ export interface UpgradePreviewOptions {
   access: (request: FastifyRequest) => boolean | Promise<boolean>
 }
 
-/** One operation of an RFC 6902 JSON Patch. */
+/**
+ * One operation of an RFC 6902 JSON Patch.
+ * @example
+ * ```ts
+ * declare const event: UpgradePreviewEvent // a message of the channel fastify-versioner:upgrade-preview
+ * const removed: JsonPatchOperation[] = (event.patch ?? []).filter((operation) => operation.op === 'remove')
+ * ```
+ */
 export interface JsonPatchOperation {
   readonly op: 'add' | 'remove' | 'replace' | 'move' | 'copy' | 'test'
   readonly path: string
@@ -46,9 +54,11 @@ export interface JsonPatchOperation {
  * The message of the channel `fastify-versioner:upgrade-preview`, published once per previewed request.
  * @example
  * ```ts
+ * import diagnosticsChannel from 'node:diagnostics_channel'
+ * declare const app: FastifyInstance
  * diagnosticsChannel.subscribe('fastify-versioner:upgrade-preview', (message) => {
  *   const { served, target, patch, requestValid } = message as UpgradePreviewEvent
- *   logger.info({ served, target, changes: patch?.length, requestValid }, 'upgrade preview')
+ *   app.log.info({ served, target, changes: patch?.length, requestValid }, 'upgrade preview')
  * })
  * ```
  */

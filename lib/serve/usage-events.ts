@@ -18,7 +18,12 @@ export const servedChannel = diagnosticsChannel.channel('fastify-versioner:serve
 
 /**
  * The HEAD route a request is served by: its method (the one answering the request) and URL.
- * @example `const { method, url } = event.route // 'GET', '/users/:id'`
+ * @example
+ * ```ts
+ * declare const event: ServedEvent // a message of the channel fastify-versioner:served
+ * const route: ServedRoute = event.route
+ * console.log(`${route.method} ${route.url}`) // GET /users/:id
+ * ```
  */
 export interface ServedRoute {
   readonly method: string
@@ -30,6 +35,9 @@ export interface ServedRoute {
  * @example
  * ```ts
  * import diagnosticsChannel from 'node:diagnostics_channel'
+ * import { Counter } from 'prom-client'
+ * const served = new Counter({ name: 'api_requests_by_version', help: 'Requests by version', labelNames: ['version', 'route', 'explicit'] })
+ * const byChange = new Counter({ name: 'api_requests_by_change', help: 'Requests by version change', labelNames: ['version', 'change'] })
  * diagnosticsChannel.subscribe('fastify-versioner:served', (message) => {
  *   const { version, requested, route, changes } = message as ServedEvent
  *   served.inc({ version, route: `${route.method} ${route.url}`, explicit: String(requested !== undefined) })
@@ -128,7 +136,8 @@ export const webhookRenderedChannel = diagnosticsChannel.channel('fastify-versio
  * A subscriber a webhook was rendered for, in the event's version.
  * @example
  * ```ts
- * for (const { id, requested, fellForward } of event.subscribers) if (fellForward) log.warn({ id, requested }, 'pinned to a version no longer served')
+ * declare const event: WebhookRenderedEvent, app: FastifyInstance
+ * for (const { id, requested, fellForward } of event.subscribers) if (fellForward) app.log.warn({ id, requested }, 'pinned to a version no longer served')
  * ```
  */
 export interface RenderedSubscriber {
@@ -145,6 +154,8 @@ export interface RenderedSubscriber {
  * @example
  * ```ts
  * import diagnosticsChannel from 'node:diagnostics_channel'
+ * import { Counter } from 'prom-client'
+ * const rendered = new Counter({ name: 'webhooks_rendered', help: 'Webhook deliveries by version', labelNames: ['version', 'webhook'] })
  * diagnosticsChannel.subscribe('fastify-versioner:webhook-rendered', (message) => {
  *   const { webhook, version, subscribers } = message as WebhookRenderedEvent
  *   rendered.inc({ version, webhook: webhook.name }, subscribers.length)

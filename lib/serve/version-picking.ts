@@ -174,6 +174,8 @@ export type PickedVersion =
  * waterfalled like a header value).
  * @example
  * ```ts
+ * declare const app: FastifyInstance, versions: VersionBundle
+ * declare const accounts: { pinnedVersion: (apiKey: string | undefined) => Promise<string | undefined> } // your account store
  * class AccountPinnedVersionPicker extends VersionPicker {
  *   override async pick (request: FastifyRequest) {
  *     return this.requested(request) ?? await accounts.pinnedVersion(request.headers.authorization)

@@ -27,6 +27,7 @@ export interface CapturedBody {
  * in the traffic file beside the exchanges).
  * @example
  * ```ts
+ * import diagnosticsChannel from 'node:diagnostics_channel'
  * diagnosticsChannel.subscribe('fastify-versioner:webhook', (message) => {
  *   const { webhook, deliveries } = message as CapturedWebhook
  *   console.log(webhook.name, deliveries.map((delivery) => delivery.version))

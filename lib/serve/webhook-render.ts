@@ -268,6 +268,10 @@ function standaloneWebhook (bundle: VersionBundle, definition: WebhookDefinition
  * option when the body's schemas use formats of its own.
  * @example
  * ```ts
+ * const InvoicePaidEvent = Type.Object({ invoiceId: Type.String() }, { $id: 'InvoicePaidEvent' })
+ * const InvoicePaid: WebhookDefinition<typeof InvoicePaidEvent> = { name: 'invoice.paid', body: InvoicePaidEvent }
+ * declare const versions: VersionBundle, subscribers: Array<WebhookSubscriber & { url: string }>, event: Static<typeof InvoicePaidEvent>
+ * declare const queue: { add: (name: string, job: object) => Promise<unknown> } // your job queue (BullMQ…)
  * const { deliveries } = await renderWebhook(versions, InvoicePaid, event, { subscribers })
  * for (const { subscriber, body, headers } of deliveries) await queue.add('deliver', { url: subscriber.url, body, headers })
  * ```

@@ -54,8 +54,8 @@ export interface CompareOptions {
  * OpenAPI 3 document of that version.
  * @example
  * ```ts
- * const changes = compareDocuments('2000-01-01', savedDocument, currentDocument, { ajv: { customOptions: { removeAdditional: false } } })
- * const breaks = changes.filter((change) => change.breaking)
+ * declare const savedDocument: unknown, currentDocument: unknown // the version's document as saved, and as served now
+ * const breaks = compareDocuments('2000-01-01', savedDocument, currentDocument, { ajv: { customOptions: { removeAdditional: false } } }).filter((change) => change.breaking)
  * ```
  */
 export function compareDocuments (version: string, saved: unknown, current: unknown, options: CompareOptions = {}): DocumentChange[] {
@@ -69,6 +69,7 @@ export function compareDocuments (version: string, saved: unknown, current: unkn
  * readied application serves now (preview versions only with `{ channel: 'preview' }`).
  * @example
  * ```ts
+ * declare const app: FastifyInstance // the application, ready
  * const { breaks, notes } = await checkDocuments(app, 'openapi')
  * for (const line of breaks) console.error(line.text)
  * ```

@@ -12,7 +12,15 @@ import { printable } from './terminal-text'
 import { literal } from './type-printer'
 import { TEXT_KEYS } from '../docs/parameter-rules'
 
-/** One difference between a saved document and the current one. */
+/**
+ * One difference between a saved document and the current one.
+ * @example
+ * ```ts
+ * declare const app: FastifyInstance // the application, ready
+ * const { breaks }: { breaks: DocumentChange[] } = await checkDocuments(app, 'openapi')
+ * for (const change of breaks) console.error(`${change.version} ${change.operation} ${change.place}: ${change.text}`)
+ * ```
+ */
 export interface DocumentChange {
   /** The version (or `'unversioned'`). */
   readonly version: string

@@ -184,13 +184,17 @@ export function * requestsOfEveryVersion (
  * versions. The application must be ready; no port is opened.
  * @example
  * ```ts
- * const answers = await injectEveryVersion(app, (version) => ({
- *   method: 'POST',
- *   url: '/users',
- *   payload: version === '2000-01-01' ? { address: '1 Main St' } : { addresses: ['1 Main St'] }
- * }))
- * t.same([...answers.keys()], ['2002-01-01', '2001-01-01', '2000-01-01'])
- * t.match(answers.get('2000-01-01')?.json(), { address: '1 Main St' })
+ * import { test } from 'tap'
+ * declare const app: FastifyInstance // the application, ready
+ * test('POST /users in every version', async (t) => {
+ *   const answers = await injectEveryVersion(app, (version) => ({
+ *     method: 'POST',
+ *     url: '/users',
+ *     payload: version === '2000-01-01' ? { address: '1 Main St' } : { addresses: ['1 Main St'] }
+ *   }))
+ *   t.same([...answers.keys()], ['2002-01-01', '2001-01-01', '2000-01-01'])
+ *   t.match(answers.get('2000-01-01')?.json(), { address: '1 Main St' })
+ * })
  * ```
  */
 export async function injectEveryVersion (

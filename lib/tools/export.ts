@@ -22,7 +22,15 @@ import { UNVERSIONED } from '../docs/openapi-documents'
 import { singleApi } from './versioned-apis'
 import { inCanonicalOrder } from '../docs/document-order'
 
-/** Which versions the tools work on: the released ones (default), or the preview versions too. */
+/**
+ * Which versions the tools work on: the released ones (default), or the preview versions too.
+ * @example
+ * ```ts
+ * declare const app: FastifyInstance // the application, ready
+ * const options: ChannelOptions = { channel: 'preview' } // --channel preview
+ * await exportDocuments(app, 'openapi', options)
+ * ```
+ */
 export interface ChannelOptions {
   /** `'preview'`: the preview versions too (`--channel preview`); `'release'` (default): released versions only. */
   readonly channel?: 'release' | 'preview'
@@ -34,7 +42,15 @@ export function toolVersions (context: FastifyInstance, options: ChannelOptions 
   return options.channel === 'preview' ? versions.versionValues : versions.releasedValues
 }
 
-/** One served document. */
+/**
+ * One served document.
+ * @example
+ * ```ts
+ * declare const app: FastifyInstance // the application, ready
+ * const [newest]: ServedDocument[] = await servedDocuments(app)
+ * console.log(newest.version, newest.body.length)
+ * ```
+ */
 export interface ServedDocument {
   /** A version, or `'unversioned'`. */
   readonly version: string
@@ -71,6 +87,7 @@ function documentVersion (body: string): unknown {
  * is an application with one versioned API, or a context of one API (`FST_VERSIONER_TOOL` when it holds several).
  * @example
  * ```ts
+ * declare const app: FastifyInstance // the application, ready
  * for (const { version, body } of await servedDocuments(app)) console.log(version, body.length)
  * ```
  */
@@ -121,6 +138,7 @@ function refuseInvalidExamples (documents: readonly ServedDocument[], ajv: AppAj
  * versions' files collide on some system (`refuseUnportableFileNames`).
  * @example
  * ```ts
+ * declare const app: FastifyInstance // the application, ready
  * await exportDocuments(app, 'openapi')   // openapi/2001-01-01.json, openapi/2000-01-01.json, openapi/unversioned.json
  * ```
  */
@@ -202,7 +220,15 @@ export interface InvalidExample {
   readonly message: string
 }
 
-/** Options of {@link invalidExamples}. */
+/**
+ * Options of {@link invalidExamples}.
+ * @example
+ * ```ts
+ * declare const document: unknown // an OpenAPI 3.1 document
+ * const options: InvalidExamplesOptions = { ajv: { customOptions: { formats: { sku: /^[A-Z]{3}-\d+$/ } } } } // the app's Fastify({ ajv })
+ * const invalid = invalidExamples(document, options)
+ * ```
+ */
 export interface InvalidExamplesOptions {
   /**
    * The Ajv setup of the application the document is of, as given to `Fastify({ ajv })`: the formats (and keywords)
@@ -215,6 +241,7 @@ export interface InvalidExamplesOptions {
  * The examples of an OpenAPI 3.1 document that do not validate against their schema; an empty list when all do.
  * @example
  * ```ts
+ * declare const app: FastifyInstance // the application, ready
  * const document = app.versioner.openapi('2000-01-01')
  * for (const { pointer, message } of invalidExamples(document, { ajv: { customOptions: { formats: { sku: /^[A-Z]{3}-\d+$/ } } } })) console.log(`${pointer}: ${message}`)
  * ```

@@ -33,6 +33,7 @@ export interface SavedFingerprint {
  * checked as `check` reads it (`FST_VERSIONER_TOOL` for a file that is not an OpenAPI 3 document of its version).
  * @example
  * ```ts
+ * declare const app: FastifyInstance // the application, ready
  * const { fingerprint } = await savedFingerprint('openapi', new Set())
  * if (fingerprint !== app.versioner.fingerprint) throw new Error('the saved documents are not what the app serves')
  * ```

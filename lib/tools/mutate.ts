@@ -217,6 +217,8 @@ async function judge (app: FastifyInstance, mutant: Mutant, at: { targets: Targe
  * Mutates the converters of a readied application and reports which mutants `verify` and the recorded traffic kill.
  * @example
  * ```ts
+ * import { readFile } from 'node:fs/promises'
+ * declare const app: FastifyInstance // the application, ready
  * const report = await mutateConverters(app, { traffic: readTraffic(await readFile('exchanges.ndjson', 'utf8')).exchanges })
  * console.log(`${report.score ?? 100} %`, report.mutants.filter((mutant) => mutant.verdict === 'survived'))
  * ```

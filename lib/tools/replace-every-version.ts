@@ -17,7 +17,15 @@ import { setOwn } from '../core/own-properties'
 import type { ResolveRef } from '../values/shapes'
 import { bodySchema, declaresReplace, formerFields, optionalFields, schemaResolver } from './replace-body'
 
-/** Options of {@link replaceFromEveryVersion}. */
+/**
+ * Options of {@link replaceFromEveryVersion}.
+ * @example
+ * ```ts
+ * declare const app: FastifyInstance // the application on test data, ready
+ * const options: ReplaceFromEveryVersionOptions = { url: '/customers/c1', method: 'PUT', headers: { authorization: 'Bearer test' } }
+ * const findings = await replaceFromEveryVersion(app, options)
+ * ```
+ */
 export interface ReplaceFromEveryVersionOptions {
   /**
    * The URL of a stored resource that `GET` reads and the replace writes, in every version: `/customers/c1`; or the
@@ -51,6 +59,12 @@ export interface ReplaceFromEveryVersionOptions {
  * - `'changed'`: the unchanged replace changed what the newest version reads at `pointer` (`before`, `after`);
  * - `'not cleared'`: a replace leaving out the optional field at `pointer` kept it (`before`, `after`: the version's reads);
  * - `'refused'`: the version's route refused what its own clients read (`after`: the status and body).
+ * @example
+ * ```ts
+ * declare const app: FastifyInstance // the application on test data, ready
+ * const findings: ReplaceFromVersionFinding[] = await replaceFromEveryVersion(app, { url: '/customers/c1' })
+ * for (const { version, kind, pointer } of findings) console.error(`${version}: ${kind} at ${pointer}`)
+ * ```
  */
 export interface ReplaceFromVersionFinding {
   readonly version: string
@@ -225,8 +239,12 @@ async function replacesUnchanged (run: Run, version: string, found: ReplaceFromV
  * step, and at the end as it was stored before the call (without the fill's example values). Returns the findings: `[]` when every version replaces as its clients expect.
  * @example
  * ```ts
- * const created = await app.inject({ method: 'POST', url: '/customers', payload: { givenName: 'Ada', email: 'ada@example.com', memo: 'VIP' } })
- * t.same(await replaceFromEveryVersion(app, { url: `/customers/${created.json().id}` }), [])
+ * import { test } from 'tap'
+ * declare const app: FastifyInstance // the application on test data, ready
+ * test('every version replaces a customer as its clients expect', async (t) => {
+ *   const created = await app.inject({ method: 'POST', url: '/customers', payload: { givenName: 'Ada', email: 'ada@example.com', memo: 'VIP' } })
+ *   t.same(await replaceFromEveryVersion(app, { url: `/customers/${created.json().id}` }), [])
+ * })
  * ```
  */
 export async function replaceFromEveryVersion (app: FastifyInstance, options: ReplaceFromEveryVersionOptions): Promise<ReplaceFromVersionFinding[]> {

@@ -51,6 +51,7 @@ export interface ReplayFinding {
  * An exchange that could not be replayed: its line, HEAD route and version, and why.
  * @example
  * ```ts
+ * declare const report: ReplayReport // what replayTraffic returned
  * for (const skipped of report.notReplayable) console.log(`line ${skipped.line}: ${skipped.route} (${skipped.version}): ${skipped.message}`)
  * ```
  */

@@ -133,6 +133,8 @@ function locate (index: ReturnType<typeof routeIndex>, exchange: RecordedExchang
  * converters run (`mutate` runs its mutants through it; the converters themselves by default).
  * @example
  * ```ts
+ * import { readFile } from 'node:fs/promises'
+ * declare const app: FastifyInstance // the application, ready
  * const report = await replayTraffic(app, readTraffic(await readFile('exchanges.ndjson', 'utf8')))
  * for (const finding of report.findings) console.error(finding.text)
  * ```

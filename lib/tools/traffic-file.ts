@@ -187,6 +187,7 @@ function parsedLine (source: string): ReturnType<typeof parseJsonText> {
  * is wrong).
  * @example
  * ```ts
+ * import { readFile } from 'node:fs/promises'
  * const { exchanges, deliveries, problems } = readTraffic(await readFile('exchanges.ndjson', 'utf8'))
  * for (const problem of problems) console.error(`line ${problem.line}: ${problem.message}`)
  * ```

@@ -195,6 +195,8 @@ function block (name: string, comment: string, members: Array<[string, string]>)
  * `{ channel: 'preview' }`, its preview versions too): the same bytes for the same application.
  * @example
  * ```ts
+ * import { writeFile } from 'node:fs/promises'
+ * declare const app: FastifyInstance // the application, ready
  * await writeFile('api-types.ts', await typesModule(app))
  * ```
  */

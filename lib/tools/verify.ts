@@ -47,7 +47,15 @@ import { carrierFindings, type CarrierFinding } from './verify-carriers'
  */
 export type VerifyFinding = ReplayFinding | ReplaceFinding | ErrorBodyFinding | CarrierFinding
 
-/** Options of `verify`. */
+/**
+ * Options of `verify`.
+ * @example
+ * ```ts
+ * declare const app: FastifyInstance // the application, ready
+ * const options: VerifyOptions = { examples: 50, seed: 7 } // fewer examples, another seed
+ * const findings = await verify(app, options)
+ * ```
+ */
 export interface VerifyOptions {
   /** Examples generated per route, version, direction and part (default 200). */
   examples?: number
@@ -163,7 +171,14 @@ class Findings {
   }
 }
 
-/** A part `verify` could not check (no generated example passed its schema), in the versions where it could not. */
+/**
+ * A part `verify` could not check (no generated example passed its schema), in the versions where it could not.
+ * @example
+ * ```ts
+ * declare const findings: VerifyFindings // what verify returned
+ * for (const note of findings.unverified) console.warn(note.text) // a part no generated example reached
+ * ```
+ */
 export type UnverifiedNote = Omit<UnverifiedPart, 'version'> & {
   /** Every version where it could not (newest first). */
   readonly versions: readonly string[]
@@ -193,6 +208,12 @@ class Unverified {
 /**
  * What `verify` answers: the findings (none when every version migrates cleanly), how many examples it replayed, and
  * the parts it could not check.
+ * @example
+ * ```ts
+ * declare const app: FastifyInstance // the application, ready
+ * const findings: VerifyFindings = await verify(app)
+ * console.log(`${findings.length} findings in ${findings.replayed} examples; ${findings.unverified.length} parts unverified`)
+ * ```
  */
 export type VerifyFindings = VerifyFinding[] & {
   /** The number of generated examples replayed (requests, responses, payloads and round trips). */
@@ -214,6 +235,7 @@ export type VerifyFindings = VerifyFinding[] & {
  * @example
  * ```ts
  * import { verify } from 'fastify-versioner/tools'
+ * declare const app: FastifyInstance // the application, with the plugin registered
  * await app.ready()
  * const findings = await verify(app, { examples: 500, seed: 7 })
  * ```

@@ -89,8 +89,12 @@ function signedBody (sent: SentWebhook, secret: string | readonly string[]): boo
  * body's, the version header names a version with the webhook, and the body is its payload there. After `app.ready()`.
  * @example
  * ```ts
- * const sent: SentWebhook[] = [] // what the app's deliver function was given, in a test
- * for (const delivery of sent) t.same(readWebhookDelivery(app, delivery, { name: 'invoice.paid', secret }), [])
+ * import { test } from 'tap'
+ * declare const app: FastifyInstance, secret: string // the application, ready; the subscriber's signing secret
+ * test('every invoice.paid delivery reads as its subscriber reads it', async (t) => {
+ *   const sent: SentWebhook[] = [] // what the app's deliver function was given, in a test
+ *   for (const delivery of sent) t.same(readWebhookDelivery(app, delivery, { name: 'invoice.paid', secret }), [])
+ * })
  * ```
  */
 export function readWebhookDelivery (app: FastifyInstance, sent: SentWebhook, options: ReadWebhookDeliveryOptions): WebhookDeliveryFinding[] {

@@ -81,7 +81,8 @@ export function publicExports (program: ts.Program, root = ROOT): PublicExport[]
  * The `@example` blocks of a declaration's JSDoc, as code blocks of its source file (`lib/…/file.ts`, at the line
  * of their first line of code): the text from a comment's first `@example` to its end is Markdown, read as the docs'
  * Markdown is (fences, `check` comments). Read to the comment's end, not the tag's: TypeScript ends a tag at a line
- * starting with `@`, such as a decorator in the example's code.
+ * starting with `@` and a name, such as a decorator in the example's code (examples write `@ Decorator(…)`, which it
+ * keeps; test/jsdoc-examples.test.ts checks that hovers show every example whole).
  */
 export function jsdocExamples (declaration: ts.Declaration, root = ROOT): CodeBlock[] {
   const source = declaration.getSourceFile()
