@@ -285,3 +285,26 @@ test('property: any such value, in any field, answers an old client whose conver
     return found.old === found.head
   }), { seed: SEED, numRuns: 400 })
 })
+
+test('regression: where the application chose its serializer, an old client whose converter wrote what it refuses got a 500 blaming a HEAD value HEAD writes (its schema\'s serializer asked)', async (t) => {
+  const Body = Type.Object({ count: Type.Integer(), note: Type.String() })
+  class TotalsWereBig extends VersionChange {
+    description = 'Notes were numbers.'
+    instructionsToMigrateToPreviousVersion = []
+    @ConvertResponseToPreviousVersionFor(Body)
+    note (response: ResponseInfo): void { response.body.note = 10n }
+  }
+  const logs = captureLogs()
+  const app = await versionedApp(t, new VersionBundle(new Version('2001-01-01', TotalsWereBig), new Version('2000-01-01')), async (api) => {
+    // HEAD answers `count` as text: the application's serializer (JSON) writes it, the schema's would refuse it.
+    api.setReplySerializer((payload) => JSON.stringify(payload))
+    api.get('/totals', { schema: { response: { 200: Body } } }, async () => ({ count: 'twelve', note: 'new' }) as never)
+  }, { fastify: { logger: { level: 'error', stream: logs.stream } } })
+  const head = await call(app, '2001-01-01', '/totals')
+  t.same([head.statusCode, head.json()], [200, { count: 'twelve', note: 'new' }], 'HEAD writes it with the chosen serializer')
+  const old = await call(app, '2000-01-01', '/totals')
+  t.equal(old.statusCode, 500)
+  t.equal(old.json().code, 'FST_VERSIONER_UNCONVERTIBLE_RESPONSE', `the converter's fault, not HEAD's: ${old.body}`)
+  t.match(logs.entries.map((entry) => entry.msg).join('\n'), /a response converter produced data it rejects/)
+  t.notMatch(logs.entries.map((entry) => entry.err?.message ?? '').join('\n'), /cannot be converted to an integer/, 'no HEAD refusal is logged')
+})
