@@ -5,7 +5,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import type { SchemaGeneration } from '../schemas/generation'
 import { isSchemaObject, refId, type SchemaObject } from '../core/json-schema'
-import { everySubschema, mapSchemaDeep, refersTo } from '../core/subschemas'
+import { everySubschema, mapSchemaDeep, mapSubschemas, refersTo } from '../core/subschemas'
 import { documentedDeprecation } from '../describe/field-deprecation'
 
 /**
@@ -19,6 +19,8 @@ export function prepareSchema (schema: TSchema, generation: SchemaGeneration, mo
   const known = cache.get(schema)
   if (known !== undefined) return known
   const generated = generation.generatedSchemas()
+  // The schemas inlined with their `$id` (they refer to themselves): declared once ({@link declaredOnce}).
+  const declared = new Set<string>()
   const inline = (node: TSchema, within: ReadonlySet<string>): TSchema => mapSchemaDeep(node, (sub) => {
     const ref = (sub as SchemaObject).$ref
     if (typeof ref !== 'string') return sub
@@ -32,7 +34,10 @@ export function prepareSchema (schema: TSchema, generation: SchemaGeneration, mo
     const besideIt = (inlined: TSchema): TSchema => Object.keys(beside).length === 0 ? inlined : { ...beside, allOf: [inlined] } as unknown as TSchema
     if (keepIds) return besideIt(body)
     const text = JSON.stringify(body)
-    if (text.includes(`"$ref":"${id}"`) || text.includes(`"$ref":"${id}#"`)) return besideIt(body)
+    if (text.includes(`"$ref":"${id}"`) || text.includes(`"$ref":"${id}#"`)) {
+      declared.add(id)
+      return besideIt(body)
+    }
     const { $id: _id, ...rest } = body as SchemaObject
     return besideIt(rest as TSchema)
   })
@@ -41,11 +46,30 @@ export function prepareSchema (schema: TSchema, generation: SchemaGeneration, mo
   const held = keepIds
     ? (typeof ownId === 'string' ? [ownId] : [])
     : [...everySubschema([schema])].map((node) => (node as SchemaObject).$id).filter((id): id is string => typeof id === 'string')
-  const inlined = inline(schema, new Set(held))
+  const inlined = declaredOnce(inline(schema, new Set(held)), declared)
   // Documents take `deprecated` as a boolean: a field deprecation's dates and page become extensions there.
   const result = keepIds ? mapSchemaDeep(inlined, (node) => documentedRef(documentedDeprecation(node))) : inlined
   cache.set(schema, result)
   return result
+}
+
+/**
+ * `schema` with each schema of an `$id` in `ids` declared at its first place only, a `$ref` to it at the others: two
+ * `$ref`s to one recursive schema a version changed, each inlined, declared its `$id` twice, which Ajv refuses.
+ * @example declaredOnce({ anyOf: [NodeIn2000, NodeIn2000] }, new Set(['Node__2000-01-01'])) // { anyOf: [NodeIn2000, { $ref: 'Node__2000-01-01' }] }
+ */
+function declaredOnce (schema: TSchema, ids: ReadonlySet<string>): TSchema {
+  if (ids.size === 0) return schema
+  const seen = new Set<string>()
+  const visit = (node: TSchema): TSchema => {
+    const id = (node as SchemaObject).$id
+    if (typeof id === 'string' && ids.has(id)) {
+      if (seen.has(id)) return { $ref: id } as unknown as TSchema
+      seen.add(id)
+    }
+    return mapSubschemas(node, visit)
+  }
+  return visit(schema)
 }
 
 /**

@@ -58,12 +58,11 @@ export function readForm (kind: 'urlencoded' | 'multipart' | undefined, body: un
 
 /**
  * A value as the body holds it: as a part of `fields` when the body holds parts. Text keeps the type and encoding of
- * the part it came from (`was`, a JSON string `application/json`), a parsed value is `application/json`.
+ * the part it came from (`from`, a JSON string `application/json`), a parsed value is `application/json`.
  */
-function valueToPart (name: string, value: FormValue, fields: Record<string, unknown> | undefined, was?: unknown, within?: unknown[]): unknown {
+function valueToPart (name: string, value: FormValue, fields: Record<string, unknown> | undefined, from?: MultipartPart): unknown {
   if (!isFormFile(value)) {
     if (fields === undefined) return value
-    const from = isPart(was, within) && was.type === 'field' ? was : undefined
     const mimetype = typeof value !== 'string' ? 'application/json' : from?.mimetype ?? 'text/plain'
     return { type: 'field', fieldname: name, value, mimetype, encoding: from?.encoding ?? '7bit', fields }
   }
@@ -91,9 +90,39 @@ export function writeForm (kind: 'urlencoded' | 'multipart', fields: FormFields,
     // An array is a field sent more than once, but for one part whose JSON value was an array: it stays one part.
     const was = asParts && Object.hasOwn(parts, name) ? parts[name] : undefined
     const repeated = Array.isArray(value) && !(isPart(was) && Array.isArray(was.value))
-    setOwn(body, name, repeated
-      ? (value as FormValue[]).map((item, index) => Array.isArray(was) ? valueToPart(name, item, partsOf, was[index], was) : valueToPart(name, item, partsOf))
-      : valueToPart(name, value, partsOf, was))
+    const items = repeated ? value as FormValue[] : [value]
+    const from = asParts ? cameFrom(was, items) : []
+    const written = items.map((item, index) => valueToPart(name, item, partsOf, from[index]))
+    setOwn(body, name, repeated ? written : written[0])
   }
   return body
+}
+
+/**
+ * The field part each of `items` came from, of `was` (the part or parts the body held for the field): the one holding
+ * that very value, else, where there are as many values as parts, the one at its place no other value came from (a text
+ * the converter changed there); none for a value it added. A converter that reorders, drops or adds values of a field
+ * sent more than once leaves each its own type.
+ */
+function cameFrom (was: unknown, items: readonly FormValue[]): Array<MultipartPart | undefined> {
+  const within = Array.isArray(was) ? was : undefined
+  const parts = (within ?? [was]).map((part) => isPart(part, within) && part.type === 'field' ? part : undefined)
+  const holding = new Map<unknown, number[]>()
+  for (let index = parts.length - 1; index >= 0; index--) {
+    const part = parts[index]
+    if (part === undefined) continue
+    const indexes = holding.get(part.value)
+    if (indexes === undefined) holding.set(part.value, [index])
+    else indexes.push(index)
+  }
+  const taken = new Set<number>()
+  const found = items.map((item) => {
+    const at = holding.get(item)?.pop()
+    if (at !== undefined) taken.add(at)
+    return at
+  })
+  return found.map((at, index) => {
+    if (at === undefined && items.length === parts.length && parts[index] !== undefined && !taken.has(index)) taken.add(at = index)
+    return at === undefined ? undefined : parts[at]
+  })
 }

@@ -246,16 +246,17 @@ function convertBody (conversion: Conversion, body: unknown, raw: unknown, done:
   const steps = behaviour.responseSteps.get(key ?? '') ?? NO_STEPS
   if (key === undefined) warnUndeclaredStatus(behaviour, reply, route, false)
   const cleaner = key === undefined ? undefined : behaviour.responseCleaners.get(key)
+  // A serializer the application chose writes a Date (and reads a getter) by its own rules, not the schema's.
+  const chosen = conversion.hasChosenSerializer?.(reply) === true
+  // Should the version's serializer refuse the success, converted or not, the error handler asks HEAD's (0298); not a chosen one.
+  if (conversion.hasChosenSerializer !== undefined && !chosen) { conversion.state.handlerSuccess = body; conversion.state.handlerSlot = key }
   if (steps.length === 0 && cleaner === undefined) return finishExpressible(conversion, status, key, body, done)
   const places = key === undefined ? undefined : behaviour.responseWritten.get(key)
-  // Should the version's serializer refuse the converted success, the error handler asks HEAD's about the handler's (decision 0298).
-  if (conversion.hasChosenSerializer !== undefined) { conversion.state.handlerSuccess = body; conversion.state.handlerSlot = key }
-  // A serializer the application chose writes a Date (and reads a getter) by its own rules, not the schema's.
   const replaced: Replaced[] = []
-  let copied = copyAsWritten(places === undefined || conversion.hasChosenSerializer?.(reply) === true ? undefined : places, body, true, replaced)
+  let copied = copyAsWritten(places === undefined || chosen ? undefined : places, body, true, replaced)
   if (copied === body && typeof body === 'object' && body !== null) {
     // JSON cannot write it (a cycle through undeclared fields): not the handler's own object, but what HEAD writes of it.
-    const form = key === undefined || conversion.hasChosenSerializer?.(reply) === true ? undefined : behaviour.responseHeadForms.get(key)
+    const form = key === undefined || chosen ? undefined : behaviour.responseHeadForms.get(key)
     try {
       copied = JSON.parse((form === undefined ? JSON.stringify : reply.compileSerializationSchema(form, ...slotParts(key as string)) as (data: unknown) => string)(body))
     } catch (error) {

@@ -457,3 +457,53 @@ test('regression: a multipart JSON field reaches converters and the handler as p
     }), { numRuns: 40 })
   }
 })
+
+test('regression: a multipart field sent more than once, whose values a converter reordered, dropped or added to, gave each value the type of the part at its place (@fastify/multipart)', async (t) => {
+  // The values a converter keeps, in the order it gives them (indexes of the parts sent), how many it adds first, and
+  // whether it upper-cases them (each changed where it was).
+  let keep: number[] = []
+  let added = 0
+  let upper = false
+  class TagsPicked extends VersionChange {
+    description = 'Tags are picked and ordered by the server.'
+    instructionsToMigrateToPreviousVersion = []
+
+    @ConvertRequestToNextVersionFor('/tags', ['POST'])
+    pick (request: RequestInfo) {
+      const form = request.form as FormFields
+      const sent = form.tag as FormValue[]
+      form.tag = upper
+        ? sent.map((value) => String(value).toUpperCase())
+        : [...Array.from({ length: added }, (_, index) => `new ${index}`), ...keep.map((index) => sent[index])]
+    }
+  }
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyMultipart, { attachFieldsToBody: true })
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', TagsPicked), new Version('2000-01-01')) })
+  await app.register(versioned(async (api) => {
+    api.post('/tags', async (request) => {
+      const tag = (request.body as { tag: any }).tag
+      return (Array.isArray(tag) ? tag : [tag]).map((part) => [part.value, part.mimetype])
+    })
+  }))
+  const sent = fc.uniqueArray(fc.string({ minLength: 1, maxLength: 4 }).filter((text) => text.trim() === text && !text.includes('"') && !text.includes('\\')), { minLength: 2, maxLength: 5 })
+    .chain((texts) => fc.tuple(
+      fc.tuple(...texts.map((text) => fc.record({ text: fc.constant(text), type: fc.constantFrom('text/plain', 'text/markdown', 'application/json', 'text/csv') }))),
+      fc.shuffledSubarray(texts.map((_, index) => index), { minLength: 1 }),
+      fc.nat({ max: 2 }),
+      fc.boolean()
+    ))
+    // As many values as parts, some added: which value changed where it was is not told (each has the type at its place).
+    .filter(([parts, kept, newOnes, uppered]) => uppered || newOnes === 0 || kept.length + newOnes !== parts.length)
+  await fc.assert(fc.asyncProperty(sent, async ([parts, kept, newOnes, uppered]) => {
+    [keep, added, upper] = [kept, newOnes, uppered]
+    const form = multipart(parts.map(({ text, type }) => ({ name: 'tag', value: type === 'application/json' ? JSON.stringify(text) : text, contentType: type })))
+    const old = await app.inject({ method: 'POST', url: '/tags', headers: v('2000-01-01', form.headers), payload: form.payload })
+    const expected = uppered
+      ? parts.map(({ text, type }) => [text.toUpperCase(), type])
+      : [...Array.from({ length: newOnes }, (_, index) => [`new ${index}`, 'text/plain']), ...kept.map((index) => [parts[index].text, parts[index].type])]
+    t.same(old.json(), expected, `${JSON.stringify(parts)} kept ${JSON.stringify(kept)}, ${newOnes} added`)
+    return old.statusCode === 200
+  }), { numRuns: 60 })
+})

@@ -5,11 +5,12 @@ import diagnosticsChannel from 'node:diagnostics_channel'
 import fc from 'fast-check'
 import { Type, type TSchema } from '@sinclair/typebox'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
-import { ConvertResponseToPreviousVersionFor, Version, VersionBundle, VersionChange, type CapturedExchange, type ResponseInfo, type UpgradePreviewEvent, type FastifyVersionerOptions } from '../../plugin'
+import { ConvertResponseToPreviousVersionFor, HeadVersion, schema, Version, VersionBundle, VersionChange, type CapturedExchange, type ResponseInfo, type UpgradePreviewEvent, type FastifyVersionerOptions } from '../../plugin'
 import { replayTraffic } from '../../tools'
 import { versionedApp, type Teardown } from '../helpers/apps'
 import { call } from '../helpers/http'
 import { captureLogs } from '../helpers/request-pipeline'
+import { changeClass } from '../helpers/version-changes'
 
 const SEED = Number(process.env.FC_SEED ?? 20261201)
 
@@ -284,4 +285,51 @@ test('property: any such value, in any field, answers an old client whose conver
     if (found.old !== found.head) t.fail(`${kind}: HEAD ${found.head}, old ${found.old}`)
     return found.old === found.head
   }), { seed: SEED, numRuns: 400 })
+})
+
+test('regression: where the application chose its serializer, an old client whose converter wrote what it refuses got a 500 blaming a HEAD value HEAD writes (its schema\'s serializer asked)', async (t) => {
+  const Body = Type.Object({ count: Type.Integer(), note: Type.String() })
+  class TotalsWereBig extends VersionChange {
+    description = 'Notes were numbers.'
+    instructionsToMigrateToPreviousVersion = []
+    @ConvertResponseToPreviousVersionFor(Body)
+    note (response: ResponseInfo): void { response.body.note = 10n }
+  }
+  const logs = captureLogs()
+  const app = await versionedApp(t, new VersionBundle(new Version('2001-01-01', TotalsWereBig), new Version('2000-01-01')), async (api) => {
+    // HEAD answers `count` as text: the application's serializer (JSON) writes it, the schema's would refuse it.
+    api.setReplySerializer((payload) => JSON.stringify(payload))
+    api.get('/totals', { schema: { response: { 200: Body } } }, async () => ({ count: 'twelve', note: 'new' }) as never)
+  }, { fastify: { logger: { level: 'error', stream: logs.stream } } })
+  const head = await call(app, '2001-01-01', '/totals')
+  t.same([head.statusCode, head.json()], [200, { count: 'twelve', note: 'new' }], 'HEAD writes it with the chosen serializer')
+  const old = await call(app, '2000-01-01', '/totals')
+  t.equal(old.statusCode, 500)
+  t.equal(old.json().code, 'FST_VERSIONER_UNCONVERTIBLE_RESPONSE', `the converter's fault, not HEAD's: ${old.body}`)
+  t.match(logs.entries.map((entry) => entry.msg).join('\n'), /a response converter produced data it rejects/)
+  t.notMatch(logs.entries.map((entry) => entry.err?.message ?? '').join('\n'), /cannot be converted to an integer/, 'no HEAD refusal is logged')
+})
+
+test('regression: a value HEAD\'s own serializer refuses answered an old version whose schema differs but no converter runs the versioner\'s coded 500, logged as the version\'s fault', async (t) => {
+  const Body = Type.Object({ count: Type.Integer(), name: Type.Optional(Type.String()) })
+  const logs = captureLogs()
+  const pending = new Map<string, unknown>()
+  const app = await versionedApp(t, new VersionBundle(
+    new HeadVersion(),
+    new Version('2001-01-01', changeClass('NamesAdded', [schema(Body).field('name').didntExist])),
+    new Version('2000-01-01')
+  ), async (api) => {
+    api.get('/counts', { schema: { response: { 200: Body } } }, async (request) => pending.get((request.query as { id: string }).id) as never)
+  }, { fastify: { logger: { level: 'error', stream: logs.stream } } })
+  const plain = Fastify({ logger: false })
+  t.teardown(() => plain.close())
+  plain.get('/counts', { schema: { response: { 200: Body } } }, async (request) => pending.get((request.query as { id: string }).id) as never)
+  pending.set('text', { count: 'twelve', name: 'n' })
+  logs.entries.length = 0
+  const [fastify, head, old] = await Promise.all([plain.inject('/counts?id=text'), call(app, '2001-01-01', '/counts?id=text'), call(app, '2000-01-01', '/counts?id=text')])
+  t.equal(fastify.statusCode, 500, 'plain Fastify refuses a text where an integer is required')
+  t.equal(head.body, fastify.body)
+  t.equal(old.statusCode, 500)
+  t.equal(old.body, head.body, `the old client gets HEAD's 500, not the versioner's code: ${old.body}`)
+  t.notMatch(logs.entries.map((entry) => entry.msg).join('\n'), /does not fit that version's schema/, 'no version is blamed')
 })
