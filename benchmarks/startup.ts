@@ -33,6 +33,7 @@ import { fixed, markdownTable, median } from './_measure'
 import { preparePlugin } from './_plugin'
 import type { AppOptions, StartupResult } from './_startup-app'
 
+if (![undefined, '', 'shared'].includes(process.env.BENCH_STARTUP)) throw new Error(`BENCH_STARTUP must be 'shared' or unset; got '${process.env.BENCH_STARTUP}'`)
 const SHARED = process.env.BENCH_STARTUP === 'shared'
 const RUNS = Math.max(1, Number(process.env.BENCH_STARTUP_RUNS ?? (SHARED ? 2 : 3)) || (SHARED ? 2 : 3))
 /** `ready()` of 100 × 50 over plain Fastify's with the same 100 routes. */
