@@ -1,20 +1,32 @@
 /**
  * One start-up measurement, in a fresh process (a helper, started by `benchmarks/startup.ts`):
- * `node --expose-gc --import tsx benchmarks/_startup-app.ts <routes> <versions> plain|versioned [no-warm]`.
- * Prints one JSON line: the time to build the versions, the time from `Fastify()` to `ready()`, RSS and heap
- * after `ready()`, the Fastify routes registered (an `onRoute` counter), the distinct route shapes across versions,
- * then the time and RSS after a first request to every route in every version (which builds the route plans,
- * validators and serializers of older versions lazily), unless `no-warm` is given.
+ * `node --expose-gc --import tsx benchmarks/_startup-app.ts <routes> <versions> plain|versioned [--shared <n>] [--webhooks]
+ * [--warm] [--profile <file>]`.
+ * Prints one JSON line: the time to build the versions, `ready()` wall and CPU time from `Fastify()`, RSS (peak too) and
+ * heap (after a GC) at `ready()`, the Fastify routes (an `onRoute` counter), the schemas Fastify's compilers were asked
+ * to compile by `ready()`; then first requests, checked: with `--warm` to every route in every version, timed (they
+ * build the route plans, validators and serializers of older versions, lazily), else to the first 10 routes in the
+ * newest and oldest versions; then the distinct route shapes across versions. `--profile` writes a CPU profile of
+ * `Fastify()` to `ready()`.
  *
- * The application: `routes` POST routes; routes 2k and 2k+1 share a body schema and a response schema, so every
- * schema is used by two routes. Each version change (one per version but the oldest) has 3 schema instructions
- * and 2 converters: it renames a field of one body schema and of the matching response schema, with a request
- * and a response converter, and changes a keyword of another body schema.
+ * The application: `routes` routes on `routes / 2` resources. Resource p has a body schema `Create<p>` and a response
+ * schema, each with an `$id`. Each version change but the oldest (monthly back from 2030-01-01) renames the `name` of
+ * one resource (both its schemas, a request and a response converter) and changes a keyword of another resource's body.
+ * - Without `--shared` (the README's start-up rows): routes 2p and 2p + 1 are `POST /resource<2p>` and
+ *   `POST /resource<2p+1>`, both on `Create<p>` and `Resource<p>`; 3 schema instructions and 2 converters a change.
+ * - With `--shared <n>`: `n` shared schemas (`app.addSchema`), held by `$ref` in both schemas of every resource:
+ *   `Shared0` and `Shared<1 + p mod (n − 1)>`; routes 2p and 2p + 1 are `POST /things<p>` and `GET /things<p>/:id`
+ *   (response `Thing<p>`); each change also renames the `label` of shared schema `k mod n` (a request and a response
+ *   converter by that schema): 4 schema instructions, 4 converters. `--webhooks`: one webhook per ten resources
+ *   (`thing<p>.created`, body the resource's response schema).
+ * Plain Fastify gets the same HEAD routes and shared schemas.
  * @module
  */
 import { Type, type TObject, type TSchema } from '@sinclair/typebox'
 import Fastify, { type FastifyInstance } from 'fastify'
-import { readFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { Session } from 'node:inspector'
+import { parseArgs } from 'node:util'
 import type { Instruction, RequestInfo, ResponseInfo, VersionBundle, VersionChangeClass } from '../plugin'
 import { loadPlugin } from './_plugin'
 
@@ -24,140 +36,253 @@ const {
   ConvertResponseToPreviousVersionFor
 } = loadPlugin()
 
-/** What the child prints. */
-export interface StartupResult {
+/** What the application is made of. */
+export interface AppOptions {
   routes: number
   versions: number
   mode: 'plain' | 'versioned'
+  /** Shared `$id` schemas (0: none, the README's application). */
+  shared: number
+  webhooks: boolean
+}
+
+/** What the child prints. */
+export interface StartupResult extends AppOptions {
   buildVersionsMs: number
-  /**
-   * `ready()` of a first, 2-route application of the same kind in the process: the one-time initialization
-   * (modules' first runs, @fastify/swagger's lazy requires, JIT) that no later application pays again.
-   */
+  /** `ready()` of a first, 2-route application of the same kind in the process: the one-time initialization. */
   firstAppMs: number
+  /** `Fastify()` to `ready()` resolved, wall clock, ms. */
   readyMs: number
+  /** The process's CPU time (user + system, every thread) over the same span, ms. */
+  readyCpuMs: number
   rssMb: number
-  heapMb: number
   peakRssMb: number
-  /** Routes registered with Fastify for the API (`/resource…`), copies included. */
+  heapMb: number
+  /** Routes registered with Fastify for the API, copies included. */
   fastifyRoutes: number
   /** All routes registered with Fastify, the plugin's own (documents, docs pages) included. */
   allFastifyRoutes: number
+  /** Schemas given to Fastify's validator and serializer compilers by `ready()`. */
+  validatorCompiles: number
+  serializerCompiles: number
+  /** The first requests (`--warm`: every route in every version). */
+  requests: number
+  requestsMs: number
+  rssAfterRequestsMb: number
   distinctShapes: number
-  warmAllMs: number
-  warmRequests: number
-  rssAfterWarmMb: number
 }
 
 const gc = (globalThis as { gc?: () => void }).gc
+const megabytes = (bytes: number): number => bytes / 1024 / 1024
 
-function megabytes (bytes: number): number {
-  return bytes / 1024 / 1024
+interface Shared {
+  schema: TObject
+  /** The label's name at each version index (0 = newest). */
+  labelAt: string[]
 }
 
-/** Peak RSS of this process (VmHWM), in MB. */
-function peakRssMb (): number {
-  const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'))
-  return match === null ? Number.NaN : Number(match[1]) / 1024
-}
-
-interface Pair {
-  body: TObject
+interface Resource {
+  create: TObject
   response: TObject
-  /** The renamed field's name in each version, newest first (index = version index). */
+  secondary: number
   nameAt: string[]
 }
 
-function buildPairs (count: number): Pair[] {
+interface Model {
+  shared: Shared[]
+  resources: Resource[]
+  bundle: VersionBundle | undefined
+  /** The API's paths start with it. */
+  prefix: string
+}
+
+function sharedSchemas (count: number): Shared[] {
   return Array.from({ length: count }, (_, index) => ({
-    body: Type.Object({
-      name: Type.String({ minLength: 1, maxLength: 100 }),
-      email: Type.String({ maxLength: 200 }),
-      age: Type.Integer({ minimum: 0, maximum: 200 }),
-      tags: Type.Optional(Type.Array(Type.String({ maxLength: 30 }), { maxItems: 10 })),
-      address: Type.Optional(Type.Object({ street: Type.String(), city: Type.String(), zip: Type.Optional(Type.String()) })),
-      kind: Type.Optional(Type.Union([Type.Literal('person'), Type.Literal('company')])),
-      note: Type.Optional(Type.String({ maxLength: 500 }))
-    }, { $id: `Create${index}` }),
-    response: Type.Object({
-      id: Type.String(),
-      name: Type.String(),
-      email: Type.String(),
-      age: Type.Integer(),
-      tags: Type.Array(Type.String()),
-      createdAt: Type.String()
-    }, { $id: `Resource${index}` }),
-    nameAt: []
+    schema: Type.Object({
+      label: Type.String({ maxLength: 80 }),
+      code: Type.String({ pattern: '^[A-Z]{3}$' }),
+      amount: Type.Integer({ minimum: 0 }),
+      note: Type.Optional(Type.String({ maxLength: 200 }))
+    }, { $id: `Shared${index}` }),
+    labelAt: []
   }))
 }
 
-function renameChange (step: number, pair: Pair, newer: string, older: string, keywordTarget: TSchema): VersionChangeClass {
-  const instructions: Instruction[] = [
-    schema(pair.body).field(newer).had({ name: older }),
-    schema(pair.response).field(newer).had({ name: older }),
-    schema(keywordTarget).field('email').had({ maxLength: 300 + step })
-  ]
-  class Change extends VersionChange {
-    description = `Change ${step}: ${newer} was called ${older}; email had another maxLength.`
-    instructionsToMigrateToPreviousVersion = instructions
-
-    @ConvertRequestToNextVersionFor(pair.body)
-    renameInRequest (request: RequestInfo) {
-      request.body[newer] = request.body[older]
-      delete request.body[older]
+function resources (count: number, shared: Shared[]): Resource[] {
+  return Array.from({ length: count }, (_, index) => {
+    const secondary = shared.length <= 1 ? 0 : 1 + (index % (shared.length - 1))
+    const fields = (): Record<string, TSchema> => ({
+      name: Type.String({ minLength: 1, maxLength: 100 }),
+      email: Type.String({ maxLength: 200 }),
+      age: Type.Integer({ minimum: 0, maximum: 200 }),
+      tags: Type.Optional(Type.Array(Type.String({ maxLength: 30 }), { maxItems: 10 }))
+    })
+    if (shared.length > 0) {
+      const refs = (): Record<string, TSchema> => ({ primary: Type.Ref(shared[0].schema), secondary: Type.Ref(shared[secondary].schema) })
+      return {
+        create: Type.Object({ ...fields(), ...refs() }, { $id: `Create${index}` }),
+        response: Type.Object({ id: Type.String(), ...fields(), ...refs(), createdAt: Type.String() }, { $id: `Thing${index}` }),
+        secondary,
+        nameAt: []
+      }
     }
-
-    @ConvertResponseToPreviousVersionFor(pair.response)
-    renameInResponse (response: ResponseInfo) {
-      response.body[older] = response.body[newer]
-      delete response.body[newer]
+    return {
+      create: Type.Object({
+        ...fields(),
+        address: Type.Optional(Type.Object({ street: Type.String(), city: Type.String(), zip: Type.Optional(Type.String()) })),
+        kind: Type.Optional(Type.Union([Type.Literal('person'), Type.Literal('company')])),
+        note: Type.Optional(Type.String({ maxLength: 500 }))
+      }, { $id: `Create${index}` }),
+      response: Type.Object({
+        id: Type.String(), name: Type.String(), email: Type.String(), age: Type.Integer(), tags: Type.Array(Type.String()), createdAt: Type.String()
+      }, { $id: `Resource${index}` }),
+      secondary,
+      nameAt: []
     }
-  }
-  Object.defineProperty(Change, 'name', { value: `StartupChange${step}` })
-  return Change
+  })
 }
 
-/** The versions, newest first; fills each pair's `nameAt`. */
-function buildVersions (pairs: Pair[], versionCount: number): VersionBundle {
-  const current = pairs.map(() => 'name')
+function rename (target: Record<string, unknown>, from: string, to: string): void {
+  if (!(from in target)) return
+  target[to] = target[from]
+  delete target[from]
+}
+
+/** The change of step `k`: renames resource `r`'s name (and shared schema `s`'s label), changes resource `q`'s email keyword. */
+function changeOf (k: number, r: Resource, q: Resource, [name, oldName]: string[], label?: { shared: Shared, names: string[] }): VersionChangeClass {
+  const [newLabel, oldLabel] = label?.names ?? []
+  const instructions: Instruction[] = [
+    ...(label === undefined ? [] : [schema(label.shared.schema).field(newLabel).had({ name: oldLabel })]),
+    schema(r.create).field(name).had({ name: oldName }),
+    schema(r.response).field(name).had({ name: oldName }),
+    schema(q.create).field('email').had({ maxLength: 300 + k })
+  ]
+  class Change extends VersionChange {
+    description = `Change ${k}: ${r.create.$id as string}'s ${name} was ${oldName}${label === undefined ? '' : `; a ${label.shared.schema.$id as string}'s ${newLabel} was its ${oldLabel}`}.`
+    instructionsToMigrateToPreviousVersion = instructions
+
+    @ConvertRequestToNextVersionFor(r.create)
+    nameUp (request: RequestInfo) { rename(request.body, oldName, name) }
+
+    @ConvertResponseToPreviousVersionFor(r.response)
+    nameDown (response: ResponseInfo) { rename(response.body, name, oldName) }
+  }
+  if (label !== undefined) {
+    Object.assign(Change.prototype, {
+      labelUp (request: RequestInfo) { rename(request.body, oldLabel, newLabel) },
+      labelDown (response: ResponseInfo) { rename(response.body, newLabel, oldLabel) }
+    })
+    ConvertRequestToNextVersionFor(label.shared.schema)(Change.prototype, 'labelUp')
+    ConvertResponseToPreviousVersionFor(label.shared.schema)(Change.prototype, 'labelDown')
+  }
+  return Object.defineProperty(Change, 'name', { value: `StartupChange${k}` })
+}
+
+/** The versions, newest first (monthly back from 2030-01-01); fills the names at every version index. */
+function buildVersions (shared: Shared[], things: Resource[], count: number): VersionBundle {
+  const labels = shared.map(() => 'label')
+  const names = things.map(() => 'name')
   const versions: Array<InstanceType<typeof Version>> = []
-  for (let step = 0; step < versionCount; step++) {
-    pairs.forEach((pair, index) => { pair.nameAt[step] = current[index] })
-    const date = new Date(Date.UTC(2030, 0, 1) - step * 86_400_000)
-    if (step === versionCount - 1) {
+  for (let k = 0; k < count; k++) {
+    shared.forEach((each, index) => { each.labelAt[k] = labels[index] })
+    things.forEach((each, index) => { each.nameAt[k] = names[index] })
+    const date = new Date(Date.UTC(2030, -k, 1))
+    if (k === count - 1) {
       versions.push(new Version(date))
       break
     }
-    const renamed = (step * 7) % pairs.length
-    const keyword = (step * 13 + 1) % pairs.length
-    const older = `name_v${step}`
-    versions.push(new Version(date, renameChange(step, pairs[renamed], current[renamed], older, pairs[keyword].body)))
-    current[renamed] = older
+    const [r, q] = [(k * 7) % things.length, (k * 13 + 1) % things.length]
+    const s = shared.length === 0 ? undefined : k % shared.length
+    const label = s === undefined ? undefined : { shared: shared[s], names: [labels[s], `label_v${k}`] }
+    versions.push(new Version(date, changeOf(k, things[r], things[q], [names[r], `name_v${k}`], label)))
+    if (s !== undefined) labels[s] = `label_v${k}`
+    names[r] = `name_v${k}`
   }
   return new Bundle(new HeadVersion(), ...versions)
 }
 
-function registerRoutes (api: FastifyInstance, pairs: Pair[], routes: number): void {
+function part (label = 'label'): Record<string, unknown> {
+  return { [label]: 'L', code: 'ABC', amount: 3 }
+}
+
+function routePath (model: Model, index: number): string {
+  return model.shared.length === 0 ? `/resource${index}` : index % 2 === 0 ? `/things${index >> 1}` : `/things${index >> 1}/:id`
+}
+
+function registerRoutes (api: FastifyInstance, model: Model, routes: number): void {
   for (let index = 0; index < routes; index++) {
-    const pair = pairs[index >> 1]
-    api.post(`/resource${index}`, { schema: { body: pair.body, response: { 200: pair.response } } }, async (request) => {
-      const body = request.body as { name: string, email: string, age: number, tags?: string[] }
-      return { id: `r${index}`, name: body.name, email: body.email, age: body.age, tags: body.tags ?? [], createdAt: '2030-01-01T00:00:00Z' }
-    })
+    const response = { 200: model.resources[index >> 1].response }
+    if (model.shared.length > 0 && index % 2 === 1) {
+      api.get(routePath(model, index), { schema: { params: Type.Object({ id: Type.String() }), response } }, async (request) =>
+        ({ id: (request.params as { id: string }).id, name: 'Ada', email: 'ada@example.com', age: 36, primary: part(), secondary: part(), createdAt: '2030-01-01T00:00:00Z' }))
+    } else {
+      api.post(routePath(model, index), { schema: { body: model.resources[index >> 1].create, response } }, async (request) =>
+        ({ id: `r${index}`, tags: [], ...(request.body as object), createdAt: '2030-01-01T00:00:00Z' }))
+    }
   }
+}
+
+function modelOf ({ routes, versions, mode, shared }: AppOptions): Model {
+  const sharedSchemasMade = sharedSchemas(shared)
+  const things = resources(Math.ceil(routes / 2), sharedSchemasMade)
+  const bundle = mode === 'versioned' ? buildVersions(sharedSchemasMade, things, versions) : undefined
+  return { shared: sharedSchemasMade, resources: things, bundle, prefix: shared === 0 ? '/resource' : '/things' }
+}
+
+/** Registers the application on `app` (the plugin, the webhooks, the routes). */
+async function register (app: FastifyInstance, model: Model, { routes, webhooks }: AppOptions): Promise<void> {
+  for (const each of model.shared) app.addSchema(each.schema)
+  if (model.bundle === undefined) return registerRoutes(app, model, routes)
+  await app.register(fastifyVersioner, { versions: model.bundle })
+  for (let p = 0; p < (webhooks ? model.resources.length : 0); p += 10) app.versioner.webhooks.add({ name: `thing${p}.created`, body: model.resources[p].response })
+  await app.register(versioned(async (api) => { registerRoutes(api as unknown as FastifyInstance, model, routes) }))
+}
+
+/** Sends a first request to each route of `routes` in each version index of `levels`, and checks the answer. */
+async function firstRequests (app: FastifyInstance, model: Model, routes: number, levels: number[]): Promise<number> {
+  let sent = 0
+  for (let index = 0; index < routes; index++) {
+    const resource = model.resources[index >> 1]
+    for (const level of levels) {
+      const version = model.bundle?.versionValues[level]
+      const headers = version === undefined ? {} : { 'x-api-version': version }
+      const name = resource.nameAt[level] ?? 'name'
+      const labelOf = (shared: number): string => model.shared[shared].labelAt[level] ?? 'label'
+      const parts = model.shared.length === 0 ? {} : { primary: part(labelOf(0)), secondary: part(labelOf(resource.secondary)) }
+      const url = routePath(model, index).replace(':id', 'x')
+      const response = model.shared.length > 0 && index % 2 === 1
+        ? await app.inject({ url, headers })
+        : await app.inject({ method: 'POST', url, headers, payload: { [name]: 'Ada', email: 'ada@example.com', age: 36, tags: ['a'], ...parts } })
+      const body = response.json() as Record<string, unknown>
+      if (response.statusCode !== 200 || body[name] !== 'Ada' || body.email !== 'ada@example.com' ||
+        (model.shared.length > 0 && (body.primary as Record<string, unknown>)[labelOf(0)] !== 'L')) {
+        throw new Error(`${url} in version ${String(version)}: expected 200 with ${name}; got ${response.statusCode} ${response.body}`)
+      }
+      sent++
+    }
+  }
+  return sent
+}
+
+/** Counts the schemas Fastify's compilers are given (the factories wrap Fastify's own). */
+function countCompiles (app: FastifyInstance, counts: { validator: number, serializer: number }): void {
+  const wrap = <T extends (...args: any[]) => (route: any) => unknown>(factory: T, count: () => void): T =>
+    ((...args: Parameters<T>) => {
+      const compile = factory(...args)
+      return (route: unknown) => { count(); return compile(route) }
+    }) as T
+  app.setSchemaController({
+    compilersFactory: {
+      buildValidator: wrap(require('@fastify/ajv-compiler')(), () => { counts.validator++ }),
+      buildSerializer: wrap(require('@fastify/fast-json-stringify-compiler')(), () => { counts.serializer++ })
+    }
+  })
 }
 
 /** Distinct (body form, response form) pairs per route across versions: what Fastify compiles, lazily. */
 function countShapes (app: FastifyInstance): number {
   const ids = new Map<unknown, number>()
-  const idOf = (value: unknown): number => {
-    let id = ids.get(value)
-    if (id === undefined) {
-      id = ids.size
-      ids.set(value, id)
-    }
-    return id
-  }
+  const idOf = (value: unknown): number => ids.get(value) ?? ids.set(value, ids.size).size - 1
   const shapes = new Set<string>()
   for (const routes of app.versioner.routes.values()) {
     for (const route of routes) shapes.add(`${route.headPath} ${idOf(route.schema.body)} ${idOf(route.schema.response?.['200'])}`)
@@ -165,97 +290,101 @@ function countShapes (app: FastifyInstance): number {
   return shapes.size
 }
 
-async function main (): Promise<void> {
-  const [routesArg, versionsArg, modeArg, warmArg] = process.argv.slice(2)
-  const warm = warmArg !== 'no-warm'
-  const routes = Number(routesArg)
-  const versionCount = Number(versionsArg)
-  const mode = modeArg === 'plain' ? 'plain' : 'versioned'
-  if (!(routes >= 2) || !(versionCount >= 1)) throw new Error('usage: _startup-app.ts <routes ≥ 2> <versions ≥ 1> plain|versioned [no-warm]')
-  const pairs = buildPairs(Math.ceil(routes / 2))
+/** Starts V8's profiler (100 µs sampling); the function returned stops it and writes the profile to `path`. */
+async function startProfile (): Promise<(path: string) => Promise<void>> {
+  const session = new Session()
+  session.connect()
+  const post = async (method: string, params?: object): Promise<any> => await new Promise((resolve, reject) => {
+    session.post(method, params, (error, result) => { if (error === null) resolve(result); else reject(error) })
+  })
+  await post('Profiler.enable')
+  await post('Profiler.setSamplingInterval', { interval: 100 })
+  await post('Profiler.start')
+  return async (path) => {
+    const { profile } = await post('Profiler.stop') as { profile: unknown }
+    writeFileSync(path, JSON.stringify(profile))
+    session.disconnect()
+  }
+}
 
+async function main (): Promise<void> {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: { shared: { type: 'string', default: '0' }, webhooks: { type: 'boolean', default: false }, warm: { type: 'boolean', default: false }, profile: { type: 'string' } }
+  })
+  const options: AppOptions = {
+    routes: Number(positionals[0]),
+    versions: Number(positionals[1]),
+    mode: positionals[2] === 'plain' ? 'plain' : 'versioned',
+    shared: Number(values.shared),
+    webhooks: values.webhooks === true
+  }
+  if (!(options.routes >= 2) || !(options.versions >= 1) || !(options.shared >= 0) || positionals.length !== 3) {
+    throw new Error('usage: _startup-app.ts <routes ≥ 2> <versions ≥ 1> plain|versioned [--shared <n>] [--webhooks] [--warm] [--profile <file>]')
+  }
   const versionsStart = process.hrtime.bigint()
-  const bundle = mode === 'versioned' ? buildVersions(pairs, versionCount) : undefined
+  const model = modelOf(options)
   const buildVersionsMs = Number(process.hrtime.bigint() - versionsStart) / 1e6
 
   // A first, small application of the same kind: what the process pays once, whatever the routes and versions.
   const firstStart = process.hrtime.bigint()
+  const firstOptions = { ...options, routes: 2, versions: Math.min(options.versions, 3), shared: Math.min(options.shared, 2), webhooks: false }
   const first = Fastify({ logger: false })
-  const firstPairs = buildPairs(1)
-  if (mode === 'plain') {
-    registerRoutes(first, firstPairs, 2)
-  } else {
-    await first.register(fastifyVersioner, { versions: buildVersions(firstPairs, Math.min(versionCount, 2)) })
-    await first.register(versioned(async (api) => { registerRoutes(api as unknown as FastifyInstance, firstPairs, 2) }))
-  }
+  await register(first, modelOf(firstOptions), firstOptions)
   await first.ready()
   const firstAppMs = Number(process.hrtime.bigint() - firstStart) / 1e6
   await first.close()
+  gc?.()
 
+  const counts = { validator: 0, serializer: 0 }
+  const routeCounts = { api: 0, all: 0 }
+  const cpu = process.cpuUsage()
   const start = process.hrtime.bigint()
+  const profiler = values.profile === undefined ? undefined : await startProfile()
   const app = Fastify({ logger: false })
-  let fastifyRoutes = 0
-  let allFastifyRoutes = 0
+  countCompiles(app, counts)
   app.addHook('onRoute', (route) => {
-    allFastifyRoutes++
-    if (route.url.startsWith('/resource')) fastifyRoutes++
+    routeCounts.all++
+    if (route.url.startsWith(model.prefix)) routeCounts.api++
   })
-  if (bundle === undefined) {
-    registerRoutes(app, pairs, routes)
-  } else {
-    await app.register(fastifyVersioner, { versions: bundle })
-    await app.register(versioned(async (api) => { registerRoutes(api as unknown as FastifyInstance, pairs, routes) }))
-  }
+  await register(app, model, options)
   await app.ready()
   const readyMs = Number(process.hrtime.bigint() - start) / 1e6
+  const used = process.cpuUsage(cpu)
+  const compiled = { ...counts }
+  if (profiler !== undefined) await profiler(values.profile as string)
   const rssMb = megabytes(process.memoryUsage().rss)
-  const peakAtReady = peakRssMb()
+  const peakRssMb = Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? Number.NaN) / 1024
   gc?.()
   const heapMb = megabytes(process.memoryUsage().heapUsed)
 
-  // A first request to every route in every version, with the body that version expects.
-  const versionValues = bundle?.versionValues ?? [undefined]
-  const warmStart = process.hrtime.bigint()
-  let warmRequests = 0
-  for (let index = 0; index < (warm ? routes : 0); index++) {
-    const pair = pairs[index >> 1]
-    for (let versionIndex = 0; versionIndex < versionValues.length; versionIndex++) {
-      const version = versionValues[versionIndex]
-      const field = bundle === undefined ? 'name' : pair.nameAt[versionIndex]
-      const response = await app.inject({
-        method: 'POST',
-        url: `/resource${index}`,
-        headers: version === undefined ? {} : { 'x-api-version': version },
-        payload: { [field]: 'Ada', email: 'ada@example.com', age: 36, tags: ['a'] }
-      })
-      const body = response.json() as Record<string, unknown>
-      if (response.statusCode !== 200 || body[field] !== 'Ada' || body.email !== 'ada@example.com') {
-        throw new Error(`POST /resource${index} in version ${String(version)}: expected 200 with ${field}; got ${response.statusCode} ${response.body}`)
-      }
-      warmRequests++
-    }
-  }
-  const warmAllMs = Number(process.hrtime.bigint() - warmStart) / 1e6
-  const rssAfterWarmMb = megabytes(process.memoryUsage().rss)
+  const last = (model.bundle?.versionValues.length ?? 1) - 1
+  const requestsStart = process.hrtime.bigint()
+  const requests = values.warm === true
+    ? await firstRequests(app, model, options.routes, Array.from({ length: last + 1 }, (_, level) => level))
+    : await firstRequests(app, model, Math.min(options.routes, 10), [...new Set([0, last])])
+  const requestsMs = Number(process.hrtime.bigint() - requestsStart) / 1e6
+  const rssAfterRequestsMb = megabytes(process.memoryUsage().rss)
   // After the first requests: reading app.versioner.routes builds every version's route plan (see docs/decisions/0018-what-ready-builds.md).
-  const distinctShapes = bundle === undefined ? routes : countShapes(app)
+  const distinctShapes = model.bundle === undefined ? options.routes : countShapes(app)
 
   const result: StartupResult = {
-    routes,
-    versions: versionCount,
-    mode,
+    ...options,
     buildVersionsMs,
     firstAppMs,
     readyMs,
+    readyCpuMs: (used.user + used.system) / 1000,
     rssMb,
+    peakRssMb,
     heapMb,
-    peakRssMb: peakAtReady,
-    fastifyRoutes,
-    allFastifyRoutes,
-    distinctShapes,
-    warmAllMs,
-    warmRequests,
-    rssAfterWarmMb
+    fastifyRoutes: routeCounts.api,
+    allFastifyRoutes: routeCounts.all,
+    validatorCompiles: compiled.validator,
+    serializerCompiles: compiled.serializer,
+    requests,
+    requestsMs,
+    rssAfterRequestsMb,
+    distinctShapes
   }
   process.stdout.write(`${JSON.stringify(result)}\n`)
   await app.close()

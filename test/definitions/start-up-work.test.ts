@@ -1,7 +1,7 @@
 /**
  * What `ready()` does for an API grown by many versions over many routes, counted (never timed): work that grows with
  * the routes times the schemas the versions change is work a deploy or a cold start pays for nothing
- * (benchmarks/startup-shared.ts measures the time).
+ * (`BENCH_STARTUP=shared npm run bench -- startup` measures the time).
  */
 import { test } from 'tap'
 import { Type } from '@sinclair/typebox'
