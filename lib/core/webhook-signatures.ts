@@ -107,6 +107,6 @@ export function signWebhook (secret: string | readonly string[], message: { read
     throw new InvalidOptionError(`signWebhook's timestamp must be a valid Date; got ${describeValue(timestamp)}.`)
   }
   const seconds = String(Math.floor(timestamp.getTime() / 1000))
-  const signature = webhookSignature(webhookKeys(secret, () => 'the secret given to signWebhook'), `${id}.${seconds}.${body}`)
+  const signature = webhookSignature(webhookKeys(secret, () => 'signWebhook'), `${id}.${seconds}.${body}`)
   return { 'webhook-id': id, 'webhook-timestamp': seconds, 'webhook-signature': signature }
 }

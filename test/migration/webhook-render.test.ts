@@ -76,7 +76,10 @@ test('signWebhook signs a retry: the same id and body, a timestamp of its own, w
   t.equal(receiverProblem(app, retry, [secret]), undefined, 're-signed, it verifies')
   const at = new Date(stale.getTime() + 1000)
   t.equal(signWebhook([secret, newSecret()], { id: 'msg_1', body: '{}', timestamp: at })['webhook-signature'].split(' ').length, 2, 'one signature per secret')
-  t.equal((await rejection(() => signWebhook('hunter2', { id: 'msg_1', body: '{}' })))?.code, 'FST_VERSIONER_INVALID_WEBHOOK_SECRET')
+  const badSecret = await rejection(() => signWebhook('hunter2', { id: 'msg_1', body: '{}' }))
+  t.equal(badSecret?.code, 'FST_VERSIONER_INVALID_WEBHOOK_SECRET')
+  t.match(badSecret?.message, /^The secret of signWebhook does not start with 'whsec_'/, 'names the function once, never the secret')
+  t.notMatch(badSecret?.message, /hunter2/)
   t.equal((await rejection(() => signWebhook(secret, { id: 'msg.1', body: '{}' })))?.code, 'FST_VERSIONER_INVALID_OPTION')
   for (const id of ['msg_1 ', ' msg_1', 'msg_\u20ac']) {
     t.equal((await rejection(() => signWebhook(secret, { id, body: '{}' })))?.code, 'FST_VERSIONER_INVALID_OPTION', `${JSON.stringify(id)}: a header would not carry it as signed`)
