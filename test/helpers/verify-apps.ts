@@ -76,8 +76,11 @@ export async function renamed (t: Teardown, type: TSchema, convert: Convert, rou
   return summary(await verify(await appWith(t, change, routes(Thing)), { examples: 1 }))
 }
 
-/** A field `value` not renamed that the request converter of a change renaming another field (`ref` to `reference`) converts. */
-export async function convertedFindings (t: Teardown, type: TSchema, convert: Convert, routes = roundTrip): Promise<VerifyFindings> {
+/**
+ * A field `value` not renamed that the request converter of a change renaming another field (`ref` to `reference`)
+ * converts, `verify` given `examples` a route.
+ */
+export async function convertedFindings (t: Teardown, type: TSchema, convert: Convert, routes = roundTrip, examples = 1): Promise<VerifyFindings> {
   const Thing = Type.Object({ reference: Type.String(), value: type }, { $id: 'Thing' })
   class RefBecameReference extends VersionChange {
     description = 'ref became reference.'
@@ -96,7 +99,7 @@ export async function convertedFindings (t: Teardown, type: TSchema, convert: Co
       delete response.body.reference
     }
   }
-  return await verify(await appWith(t, RefBecameReference, routes(Thing)), { examples: 1 })
+  return await verify(await appWith(t, RefBecameReference, routes(Thing)), { examples })
 }
 
 /** {@link convertedFindings}, each on one line. */

@@ -5,38 +5,18 @@
 import { test } from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { Type, type TSchema } from '@sinclair/typebox'
-import { ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, schema, VersionChange, type RequestInfo, type ResponseInfo } from '../../plugin'
-import { verify } from '../../tools'
 import type { Teardown } from '../helpers/apps'
-import { appWith, summary } from '../helpers/verify-apps'
+import { convertedFindings, roundTrip, summary } from '../helpers/verify-apps'
 
 /** The findings on `POST /things` (a round trip) whose `value` is `{ $ref: 'Name', ...beside }`, or inline, converted up by `convert`. */
 async function findings (t: Teardown, beside: Record<string, unknown>, written: 'beside a $ref' | 'inline', convert: (value: string) => string): Promise<string[]> {
   const Name = Type.String({ $id: 'Name', minLength: 1 })
   const value: TSchema = written === 'inline' ? Type.String({ minLength: 1, ...beside }) : Type.Ref(Name, beside)
-  const Thing = Type.Object({ reference: Type.String(), value }, { $id: 'Thing' })
-  class RefBecameReference extends VersionChange {
-    description = 'ref became reference.'
-    instructionsToMigrateToPreviousVersion = [schema(Thing).field('reference').had({ name: 'ref' })]
-
-    @ConvertRequestToNextVersionFor(Thing)
-    up (request: RequestInfo) {
-      request.body.reference = request.body.ref
-      request.body.value = convert(request.body.value)
-      delete request.body.ref
-    }
-
-    @ConvertResponseToPreviousVersionFor(Thing)
-    down (response: ResponseInfo) {
-      response.body.ref = response.body.reference
-      delete response.body.reference
-    }
-  }
-  const app = await appWith(t, RefBecameReference, (api: FastifyInstance) => {
+  const routes = (Thing: TSchema) => (api: FastifyInstance): void => {
     api.addSchema(Name)
-    api.post('/things', { schema: { body: Thing, response: { 200: Thing } } }, async (request) => request.body)
-  })
-  return summary(await verify(app, { examples: 10 }))
+    roundTrip(Thing)(api)
+  }
+  return summary(await convertedFindings(t, value, convert, routes, 10))
 }
 
 const FIRST = 'POST /things 2000-01-01 response round trip response 200/value after RefBecameReference (2001-01-01) by RefBecameReference.up,RefBecameReference.down'
