@@ -8,7 +8,6 @@
 import { test } from 'tap'
 import { writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
-import ts from 'typescript'
 import Fastify from 'fastify'
 import { Type } from '@sinclair/typebox'
 import {
@@ -18,20 +17,10 @@ import {
 import { typesModule } from '../../tools'
 import { literal } from '../../lib/tools/type-printer'
 import { scratch } from '../helpers/cli'
+import { compileErrors } from '../helpers/type-programs'
 
 const root = resolve(__dirname, '..', '..')
 type Body = Record<string, any>
-
-const OPTIONS: ts.CompilerOptions = { strict: true, noEmit: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.CommonJS, skipLibCheck: true, types: [] }
-
-/** The errors of a program of `files` (in `dir`), as `file(line): message`. */
-function compileErrors (dir: string, files: string[]): string[] {
-  const program = ts.createProgram(files.map((file) => join(dir, file)), OPTIONS)
-  return ts.getPreEmitDiagnostics(program).map((diagnostic) => {
-    const line = diagnostic.file === undefined ? 0 : diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start ?? 0).line + 1
-    return `${diagnostic.file?.fileName.slice(dir.length + 1) ?? ''}(${line}): ${ts.flattenDiagnosticMessageText(diagnostic.messageText, ' ')}`
-  })
-}
 
 type Fed = Array<{ change: string, direction: 'request' | 'response', body: unknown }>
 
