@@ -17,16 +17,16 @@ import type { RegisteredRoute, VersionerState } from '../routes/versioner-state'
 import { kVersionedRoute } from '../core/symbols'
 import type { Webhooks } from '../routes/webhooks'
 import { isSchemaObject, type SchemaObject } from '../core/json-schema'
-import { isIsoDate, toIsoDate } from '../core/iso-date'
+import { isIsoDate } from '../core/iso-date'
 import { methodKeepingId, OperationIds } from './operation-ids'
 import { headSchemas, VersionExamples } from './version-examples'
 import type { MigrationEngine } from '../serve/migrate-response-body'
 import { resolveVersion } from '../serve/version-picking'
-import type { Version } from '../describe/versions'
 import { inCanonicalOrder } from './document-order'
 import { fastifyAjv } from '../core/strict-validator'
 import { PARAMETER_RULES, parameterObjects, parameterRules } from './parameter-rules'
 import { DOCUMENT_KEY, keepDocumentTransform } from './route-transforms'
+import { describeLifecycle } from './version-lifecycle'
 
 type Json = Record<string, unknown>
 
@@ -50,43 +50,6 @@ interface SwaggerRouteInput {
   schema: RouteSchema | undefined
   url: string
   route: { config?: Record<symbol | string, unknown> }
-}
-
-/**
- * Writes a version's lifecycle into its document's `info` (`x-channel` of a preview, `x-deprecated-at`, `x-sunset-at`,
- * `x-after-sunset`, `x-released-at`, `x-brownouts`, and a paragraph each), the same whatever the time.
- */
-function describeLifecycle (info: Json, version: Version): void {
-  // So that `check` knows a saved preview document once the preview is promoted or withdrawn (decision 0275).
-  if (version.channel === 'preview') info['x-channel'] = 'preview'
-  const paragraph = (notes: readonly string[]): void => {
-    if (notes.length > 0) info.description = [info.description, notes.join(' ')].filter((text) => typeof text === 'string' && text !== '').join('\n\n')
-  }
-  const lifecycle: string[] = []
-  if (version.deprecatedAt !== undefined) {
-    info['x-deprecated-at'] = toIsoDate(version.deprecatedAt)
-    lifecycle.push(`This version is deprecated (since ${toIsoDate(version.deprecatedAt)}).`)
-  }
-  if (version.sunsetAt !== undefined) {
-    info['x-sunset-at'] = toIsoDate(version.sunsetAt)
-    info['x-after-sunset'] = version.afterSunset
-    lifecycle.push(version.afterSunset === 'gone'
-      ? `It stops being served on ${toIsoDate(version.sunsetAt)}: from then on, its requests are answered 410 Gone.`
-      : `It stops being served on ${toIsoDate(version.sunsetAt)}.`)
-  }
-  if (version.link !== undefined && lifecycle.length > 0) lifecycle.push(`See ${version.link}.`)
-  paragraph(lifecycle)
-  const schedule: string[] = []
-  if (version.releasedAt !== undefined) {
-    info['x-released-at'] = version.releasedAt.toISOString()
-    schedule.push(`This version is served from ${version.releasedAt.toISOString()}.`)
-  }
-  if (version.brownouts.length > 0) {
-    const windows = version.brownouts.map(({ start, end }) => ({ start: start.toISOString(), end: end.toISOString() }))
-    info['x-brownouts'] = windows
-    schedule.push(`Scheduled brownouts, during which its requests are answered 410 Gone as after its sunset: ${windows.map(({ start, end }) => `${start} to ${end}`).join(', ')}.`)
-  }
-  paragraph(schedule)
 }
 
 /** The per-version documents of an application. */
