@@ -11,7 +11,7 @@ import {
   addErrorResponses, componentize, markDeprecatedParameters, moveOtherMethodOperations, operationsOf, pruneComponents, rootForDocs, tuplesAsPrefixItems, unwrapRoots
 } from './openapi-schemas'
 import { componentName } from '../schemas/component-names'
-import { holdsRefBeside } from '../routes/prepared-schemas'
+import { holdsRefBeside, prepareSchema } from '../routes/prepared-schemas'
 import { attributesOf, routeSchemaIn, type RouteSchema, type VersionBehaviour } from '../routes/version-plan'
 import type { RegisteredRoute, VersionerState } from '../routes/versioner-state'
 import { kVersionedRoute } from '../core/symbols'
@@ -27,6 +27,7 @@ import { fastifyAjv } from '../core/strict-validator'
 import { PARAMETER_RULES, parameterObjects, parameterRules } from './parameter-rules'
 import { DOCUMENT_KEY, keepDocumentTransform } from './route-transforms'
 import { describeLifecycle } from './version-lifecycle'
+import { unversionedSchema } from './unversioned-schemas'
 
 type Json = Record<string, unknown>
 
@@ -109,7 +110,13 @@ export class OpenApiDocuments {
   private transform (key: string, { schema, url, route }: SwaggerRouteInput): { schema?: RouteSchema, url?: string } {
     const hidden = { schema: { ...schema, hide: true } }
     const registered = route.config?.[kVersionedRoute] as RegisteredRoute | undefined
-    if (key === UNVERSIONED) return registered !== undefined ? hidden : url === this.changelogAt ? { schema: { ...schema, hide: false } } : {}
+    if (key === UNVERSIONED) {
+      if (registered !== undefined) return hidden
+      if (url === this.changelogAt) return { schema: { ...schema, hide: false } }
+      // Keywords beside a `$ref`, which `@fastify/swagger` drops, as the versions' documents write them (decision 0309).
+      const documented = unversionedSchema(schema, url, (ref) => this.state.generation.resolveAnyId(ref))
+      return documented === undefined ? {} : { schema: documented }
+    }
     const behaviour = registered?.behaviours.get(key)
     if (registered === undefined || behaviour === undefined || behaviour.state.attributes.hide === true) return hidden
     return { schema: this.schemaFor(registered, behaviour, url), url }
@@ -183,7 +190,7 @@ export class OpenApiDocuments {
     const schemas = (components.schemas ??= {}) as Record<string, unknown>
     const level = key === UNVERSIONED ? undefined : this.state.generation.levelOf(key)
     if (level !== undefined) this.addWebhooks(key, level, document, schemas)
-    if (level !== undefined) this.versionSharedComponents(level, schemas)
+    this.versionSharedComponents(level, schemas)
     const used = new Set(operationsOf(document).flatMap((operation) => Array.isArray(operation.tags) ? operation.tags as string[] : []))
     if (Array.isArray(document.tags)) {
       const tags = (document.tags as Array<{ name: string }>).filter((tag) => used.has(tag.name))
@@ -230,13 +237,18 @@ export class OpenApiDocuments {
     }
   }
 
-  /** The application's shared schemas as components, `@fastify/swagger`'s HEAD forms replaced by the version's. */
-  private versionSharedComponents (level: number, schemas: Record<string, unknown>): void {
+  /**
+   * The application's shared schemas as components, `@fastify/swagger`'s HEAD forms replaced by the version's (in the
+   * unversioned document, no `level`: HEAD's, where keywords beside a `$ref` are dropped there, decision 0309).
+   */
+  private versionSharedComponents (level: number | undefined, schemas: Record<string, unknown>): void {
     const { generation } = this.state
-    const prepare = (schema: TSchema): TSchema => this.examples.at(schema, level)
+    // The unversioned document's (no level) are HEAD's, without examples, as `@fastify/swagger` writes them.
+    // The unversioned document has no examples of its own (`@fastify/swagger` writes none).
+    const prepare = (schema: TSchema): TSchema => level === undefined ? prepareSchema(schema, generation, 'docs') : this.examples.at(schema, level)
     for (const name of Object.keys(schemas)) {
       const head = generation.sharedSchema(name) === undefined ? undefined : generation.resolveRef(name)
-      const form = head === undefined ? undefined : generation.formAt(head, level) as SchemaObject
+      const form = head === undefined || level === undefined ? head as SchemaObject | undefined : generation.formAt(head, level) as SchemaObject
       if ((form !== head || (head !== undefined && holdsRefBeside(head))) && typeof form?.$id === 'string') componentize({ $ref: form.$id } as unknown as TSchema, schemas, generation, prepare)
     }
   }
