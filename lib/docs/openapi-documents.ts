@@ -11,22 +11,23 @@ import {
   addErrorResponses, componentize, markDeprecatedParameters, moveOtherMethodOperations, operationsOf, pruneComponents, rootForDocs, tuplesAsPrefixItems, unwrapRoots
 } from './openapi-schemas'
 import { componentName } from '../schemas/component-names'
-import { holdsRefBeside } from '../routes/prepared-schemas'
+import { holdsRefBeside, prepareSchema } from '../routes/prepared-schemas'
 import { attributesOf, routeSchemaIn, type RouteSchema, type VersionBehaviour } from '../routes/version-plan'
 import type { RegisteredRoute, VersionerState } from '../routes/versioner-state'
 import { kVersionedRoute } from '../core/symbols'
 import type { Webhooks } from '../routes/webhooks'
 import { isSchemaObject, type SchemaObject } from '../core/json-schema'
-import { isIsoDate, toIsoDate } from '../core/iso-date'
+import { isIsoDate } from '../core/iso-date'
 import { methodKeepingId, OperationIds } from './operation-ids'
 import { headSchemas, VersionExamples } from './version-examples'
 import type { MigrationEngine } from '../serve/migrate-response-body'
 import { resolveVersion } from '../serve/version-picking'
-import type { Version } from '../describe/versions'
 import { inCanonicalOrder } from './document-order'
 import { fastifyAjv } from '../core/strict-validator'
 import { PARAMETER_RULES, parameterObjects, parameterRules } from './parameter-rules'
 import { DOCUMENT_KEY, keepDocumentTransform } from './route-transforms'
+import { describeLifecycle } from './version-lifecycle'
+import { unversionedSchema } from './unversioned-schemas'
 
 type Json = Record<string, unknown>
 
@@ -50,43 +51,6 @@ interface SwaggerRouteInput {
   schema: RouteSchema | undefined
   url: string
   route: { config?: Record<symbol | string, unknown> }
-}
-
-/**
- * Writes a version's lifecycle into its document's `info` (`x-channel` of a preview, `x-deprecated-at`, `x-sunset-at`,
- * `x-after-sunset`, `x-released-at`, `x-brownouts`, and a paragraph each), the same whatever the time.
- */
-function describeLifecycle (info: Json, version: Version): void {
-  // So that `check` knows a saved preview document once the preview is promoted or withdrawn (decision 0275).
-  if (version.channel === 'preview') info['x-channel'] = 'preview'
-  const paragraph = (notes: readonly string[]): void => {
-    if (notes.length > 0) info.description = [info.description, notes.join(' ')].filter((text) => typeof text === 'string' && text !== '').join('\n\n')
-  }
-  const lifecycle: string[] = []
-  if (version.deprecatedAt !== undefined) {
-    info['x-deprecated-at'] = toIsoDate(version.deprecatedAt)
-    lifecycle.push(`This version is deprecated (since ${toIsoDate(version.deprecatedAt)}).`)
-  }
-  if (version.sunsetAt !== undefined) {
-    info['x-sunset-at'] = toIsoDate(version.sunsetAt)
-    info['x-after-sunset'] = version.afterSunset
-    lifecycle.push(version.afterSunset === 'gone'
-      ? `It stops being served on ${toIsoDate(version.sunsetAt)}: from then on, its requests are answered 410 Gone.`
-      : `It stops being served on ${toIsoDate(version.sunsetAt)}.`)
-  }
-  if (version.link !== undefined && lifecycle.length > 0) lifecycle.push(`See ${version.link}.`)
-  paragraph(lifecycle)
-  const schedule: string[] = []
-  if (version.releasedAt !== undefined) {
-    info['x-released-at'] = version.releasedAt.toISOString()
-    schedule.push(`This version is served from ${version.releasedAt.toISOString()}.`)
-  }
-  if (version.brownouts.length > 0) {
-    const windows = version.brownouts.map(({ start, end }) => ({ start: start.toISOString(), end: end.toISOString() }))
-    info['x-brownouts'] = windows
-    schedule.push(`Scheduled brownouts, during which its requests are answered 410 Gone as after its sunset: ${windows.map(({ start, end }) => `${start} to ${end}`).join(', ')}.`)
-  }
-  paragraph(schedule)
 }
 
 /** The per-version documents of an application. */
@@ -146,7 +110,13 @@ export class OpenApiDocuments {
   private transform (key: string, { schema, url, route }: SwaggerRouteInput): { schema?: RouteSchema, url?: string } {
     const hidden = { schema: { ...schema, hide: true } }
     const registered = route.config?.[kVersionedRoute] as RegisteredRoute | undefined
-    if (key === UNVERSIONED) return registered !== undefined ? hidden : url === this.changelogAt ? { schema: { ...schema, hide: false } } : {}
+    if (key === UNVERSIONED) {
+      if (registered !== undefined) return hidden
+      if (url === this.changelogAt) return { schema: { ...schema, hide: false } }
+      // Keywords beside a `$ref`, which `@fastify/swagger` drops, as the versions' documents write them (decision 0309).
+      const documented = unversionedSchema(schema, url, (ref) => this.state.generation.resolveAnyId(ref))
+      return documented === undefined ? {} : { schema: documented }
+    }
     const behaviour = registered?.behaviours.get(key)
     if (registered === undefined || behaviour === undefined || behaviour.state.attributes.hide === true) return hidden
     return { schema: this.schemaFor(registered, behaviour, url), url }
@@ -220,7 +190,7 @@ export class OpenApiDocuments {
     const schemas = (components.schemas ??= {}) as Record<string, unknown>
     const level = key === UNVERSIONED ? undefined : this.state.generation.levelOf(key)
     if (level !== undefined) this.addWebhooks(key, level, document, schemas)
-    if (level !== undefined) this.versionSharedComponents(level, schemas)
+    this.versionSharedComponents(level, schemas)
     const used = new Set(operationsOf(document).flatMap((operation) => Array.isArray(operation.tags) ? operation.tags as string[] : []))
     if (Array.isArray(document.tags)) {
       const tags = (document.tags as Array<{ name: string }>).filter((tag) => used.has(tag.name))
@@ -267,13 +237,18 @@ export class OpenApiDocuments {
     }
   }
 
-  /** The application's shared schemas as components, `@fastify/swagger`'s HEAD forms replaced by the version's. */
-  private versionSharedComponents (level: number, schemas: Record<string, unknown>): void {
+  /**
+   * The application's shared schemas as components, `@fastify/swagger`'s HEAD forms replaced by the version's (in the
+   * unversioned document, no `level`: HEAD's, where keywords beside a `$ref` are dropped there, decision 0309).
+   */
+  private versionSharedComponents (level: number | undefined, schemas: Record<string, unknown>): void {
     const { generation } = this.state
-    const prepare = (schema: TSchema): TSchema => this.examples.at(schema, level)
+    // The unversioned document's (no level) are HEAD's, without examples, as `@fastify/swagger` writes them.
+    // The unversioned document has no examples of its own (`@fastify/swagger` writes none).
+    const prepare = (schema: TSchema): TSchema => level === undefined ? prepareSchema(schema, generation, 'docs') : this.examples.at(schema, level)
     for (const name of Object.keys(schemas)) {
       const head = generation.sharedSchema(name) === undefined ? undefined : generation.resolveRef(name)
-      const form = head === undefined ? undefined : generation.formAt(head, level) as SchemaObject
+      const form = head === undefined || level === undefined ? head as SchemaObject | undefined : generation.formAt(head, level) as SchemaObject
       if ((form !== head || (head !== undefined && holdsRefBeside(head))) && typeof form?.$id === 'string') componentize({ $ref: form.$id } as unknown as TSchema, schemas, generation, prepare)
     }
   }

@@ -79,7 +79,7 @@ function declaredOnce (schema: TSchema, ids: ReadonlySet<string>): TSchema {
  * @example
  * documentedRef({ $ref: 'Name', maxLength: 20 }) // { maxLength: 20, allOf: [{ $ref: 'Name' }] }
  */
-function documentedRef (node: TSchema): TSchema {
+export function documentedRef (node: TSchema): TSchema {
   const { $ref, ...beside } = node as SchemaObject
   return typeof $ref === 'string' && Object.keys(beside).length > 0 ? { ...beside, allOf: [{ $ref }] } as unknown as TSchema : node
 }

@@ -131,9 +131,9 @@ export function betweenChanges (app: FastifyInstance, values: readonly string[],
     if (step === 0 || changes.length < 2 || older === undefined || values.indexOf(older) !== values.indexOf(origin) + 1 || !values.includes(origin)) return
     const newerLevel = levels.levelOf({ step, index: 0, direction: 'response' })
     const olderLevel = levels.levelOf({ step, index: changes.length - 1, direction: 'request' })
-    // The routes by-path converters convert, where both versions have them under one key.
-    const routes = convertedRoutes(state.headRoutes, levels.steps, step, state.steps[step])
-      .filter((route) => outline(origin, route.key) !== undefined && outline(older, route.key) !== undefined)
+    // The routes by-path converters convert, where both versions have them (under its key in each: a change may move it).
+    const routes = convertedRoutes(state.headRoutes, levels.steps, step, state.steps[step], older)
+      .filter((route) => outline(origin, route.key) !== undefined && route.olderKey !== undefined && outline(older, route.olderKey) !== undefined)
     const targets = [...new Set(changes.flatMap((change) => change.converters.flatMap(({ target }) => target.kind === 'schema' ? target.schemas : [])))]
       .map((schema) => generation.canonical(schema))
     const shapes = new VersionLevels(generation, [...targets, ...routes.flatMap((route) => routeHeads(route, newerLevel, olderLevel))], { newer: origin, older, newerLevel, olderLevel })
@@ -148,10 +148,10 @@ export function betweenChanges (app: FastifyInstance, values: readonly string[],
           const type = name === undefined ? undefined : shapes.typeAt(name, level)
           if (name !== undefined && type !== `Schemas[${literal(side === 'newer' ? origin : older)}][${literal(name)}]`) lines.push(`      ${propertyKey(name)}: ${type as string}`)
         }
-        const versions = [{ version: origin, level: newerLevel }, { version: older, level: olderLevel }]
-        if (side === 'older') versions.reverse()
         for (const route of routes.filter((each) => each.changes.has(change.name))) {
-          const type = routeAt(route, level, shapes, versions, outline(versions[0].version, route.key) as RouteOutline)
+          const versions = [{ version: origin, level: newerLevel, key: route.key }, { version: older, level: olderLevel, key: route.olderKey as string }]
+          if (side === 'older') versions.reverse()
+          const type = routeAt(route, level, shapes, versions, outline(versions[0].version, versions[0].key) as RouteOutline)
           if (type !== undefined) lines.push(`      ${propertyKey(route.key)}: ${type}`)
         }
         if (lines.length > 0) sides.set(change.name, [...sides.get(change.name) ?? [], [side, lines.join('\n')]])

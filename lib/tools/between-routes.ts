@@ -14,6 +14,7 @@ import { readRouteForms, type RouteForms } from '../routes/schema-forms'
 import { EndpointInstructionLog, routeTimeline, type RouteState } from '../routes/timeline'
 import { isSuccessKey } from '../routes/version-plan'
 import type { HeadRoute } from '../routes/versioner-state'
+import type { HttpMethod } from '../core/http-methods'
 import { literal, printType, routeKey, type Json } from './type-printer'
 
 /** What {@link routeAt} needs of a version's shapes between its changes (./between-changes.ts's `VersionLevels`). */
@@ -33,6 +34,8 @@ export interface RouteOutline {
 export interface ConvertedRoute {
   /** Its key in `Routes` ('METHOD /path'), in the version holding the changes. */
   readonly key: string
+  /** Its key in the version before (another where a change moves it: `endpoint(...).had({ path })`), if that version has it. */
+  readonly olderKey: string | undefined
   /** The names of the changes whose by-path converters convert it. */
   readonly changes: ReadonlySet<string>
   /** Its state at each level of the walk by change. */
@@ -51,22 +54,61 @@ function splitRoute (head: HeadRoute, steps: readonly GenerationStep[]): Pick<Co
 }
 
 /**
- * The routes the by-path converters of the version at `step` (`version`: its `origin` and `changes`) convert, one
- * a method, from the HEAD routes `heads`; `steps` are the walk by change's.
+ * The keys of method `method` of a HEAD route in version `newer` and in version `older` ('METHOD /path', from the URL
+ * documents write: a version in the path included), each undefined where that version has no such route. A route
+ * whose methods a version changes (`had({ methods })`) pairs them by position.
+ */
+function keysOf (head: HeadRoute, method: string, newer: string, older: string): { key?: string, olderKey?: string } {
+  const [here, there] = [newer, older].map((version) => head.registered.find((route) => route.behaviours.has(version)))
+  if (here === undefined) return {}
+  const key = routeKey(method, formatParamUrl(here.url))
+  if (there === undefined) return { key }
+  const olderMethod = there.methods.includes(method as HttpMethod) || there.methods.length !== here.methods.length
+    ? method
+    : there.methods[here.methods.indexOf(method as HttpMethod)]
+  return { key, olderKey: there.methods.includes(olderMethod as HttpMethod) ? routeKey(olderMethod, formatParamUrl(there.url)) : undefined }
+}
+
+/**
+ * The routes each version of `values` (newest first) has under another key than the version before it
+ * (`endpoint(...).had({ path })`, `had({ methods })`): by version, key → its key in the version before. `has` tells
+ * whether a version's `Routes` holds a key (a route its document hides is none).
  * @example
  * ```ts
- * const routes = convertedRoutes(state.headRoutes, changeLevels.steps, 1, state.steps[1])
+ * movedRoutes(state.headRoutes, ['2001-01-01', '2000-01-01'], has) // [['2001-01-01', [['POST /organizations', 'POST /teams']]]]
  * ```
  */
-export function convertedRoutes (heads: readonly HeadRoute[], steps: readonly GenerationStep[], step: number, version: GenerationStep): ConvertedRoute[] {
+export function movedRoutes (heads: readonly HeadRoute[], values: readonly string[], has: (version: string, key: string) => boolean): Array<[string, Array<[string, string]>]> {
+  const found: Array<[string, Array<[string, string]>]> = []
+  values.forEach((newer, index) => {
+    const older = values[index + 1]
+    const moved: Array<[string, string]> = []
+    for (const head of older === undefined ? [] : heads) {
+      for (const method of head.registered.find((route) => route.behaviours.has(newer))?.methods ?? []) {
+        const { key, olderKey } = keysOf(head, method, newer, older)
+        if (key !== undefined && olderKey !== undefined && key !== olderKey && has(newer, key) && has(older, olderKey)) moved.push([key, olderKey])
+      }
+    }
+    if (moved.length > 0) found.push([newer, moved])
+  })
+  return found
+}
+
+/**
+ * The routes the by-path converters of the version at `step` (`version`: its `origin` and `changes`; `older`, the
+ * version before it) convert, one a method, from the HEAD routes `heads`; `steps` are the walk by change's.
+ * @example
+ * ```ts
+ * const routes = convertedRoutes(state.headRoutes, changeLevels.steps, 1, state.steps[1], '2000-01-01')
+ * ```
+ */
+export function convertedRoutes (heads: readonly HeadRoute[], steps: readonly GenerationStep[], step: number, version: GenerationStep, older: string): ConvertedRoute[] {
   const { origin, changes } = version
   const found: ConvertedRoute[] = []
   for (const head of heads) {
     // As the runtime matches them (../routes/converter-steps.ts): the route as the version holding the changes has it.
     const at = head.timeline[step]
-    // Its URL there, as documents write it (a version in the path included).
-    const url = head.registered.find((route) => route.behaviours.has(origin))?.url
-    if (url === undefined) continue
+    if (!head.registered.some((route) => route.behaviours.has(origin))) continue
     const byMethod = new Map<string, Set<string>>()
     for (const change of changes) {
       for (const { target } of change.converters) {
@@ -76,7 +118,10 @@ export function convertedRoutes (heads: readonly HeadRoute[], steps: readonly Ge
     }
     if (byMethod.size === 0) continue
     const split = splitRoute(head, steps)
-    for (const [method, names] of byMethod) found.push({ key: routeKey(method, formatParamUrl(url)), changes: names, ...split })
+    for (const [method, names] of byMethod) {
+      const { key, olderKey } = keysOf(head, method, origin, older)
+      found.push({ key: key as string, olderKey, changes: names, ...split })
+    }
   }
   return found
 }
@@ -111,14 +156,15 @@ export function routeHeads (route: ConvertedRoute, from: number, to: number): TS
 /**
  * The type of `route` at `level` of the walk by change: undefined where it is the route of its side's version
  * (`sides[0]`), the other version's route where it is that one, else its entry in `Between` (`shapes`), each part
- * a version's where it is that version's there. `outline` is the route as its side's version prints it.
+ * a version's where it is that version's there (by the route's `key` in that version). `outline` is the route as its
+ * side's version prints it.
  * @example
  * ```ts
- * routeAt(route, 4, shapes, [{ version: '2000-01-01', level: 5 }, { version: '2001-01-01', level: 3 }], outline)
+ * routeAt(route, 4, shapes, [{ version: '2000-01-01', level: 5, key: 'POST /teams' }, { version: '2001-01-01', level: 3, key: 'POST /teams' }], outline)
  * // "Between['2001-01-01 (between Search and Rename)']['POST /teams']"
  * ```
  */
-export function routeAt (route: ConvertedRoute, level: number, shapes: LevelShapes, sides: ReadonlyArray<{ version: string, level: number }>, outline: RouteOutline): string | undefined {
+export function routeAt (route: ConvertedRoute, level: number, shapes: LevelShapes, sides: ReadonlyArray<{ version: string, level: number, key: string }>, outline: RouteOutline): string | undefined {
   const from = new Set<string>()
   const typeOf = (part: string, member: string, pad: string): string => {
     const here = headAt(route, part, level)
@@ -126,7 +172,7 @@ export function routeAt (route: ConvertedRoute, level: number, shapes: LevelShap
       const there = headAt(route, part, side.level)
       if (here === undefined || (there !== undefined && shapes.partAt(here, level).text === shapes.partAt(there, side.level).text)) {
         from.add(side.version)
-        return `Routes[${literal(side.version)}][${literal(route.key)}]${member}`
+        return `Routes[${literal(side.version)}][${literal(side.key)}]${member}`
       }
     }
     from.add('')
@@ -138,6 +184,7 @@ export function routeAt (route: ConvertedRoute, level: number, shapes: LevelShap
     return `        ${key}: ${typeOf(status, `['responses'][${key}]`, '        ')}`
   })
   lines.push(`      responses: {\n${statuses.join('\n')}\n      }`)
-  if (!from.has('') && from.size <= 1) return from.size === 0 || from.has(sides[0].version) ? undefined : `Routes[${literal([...from][0])}][${literal(route.key)}]`
+  const only = sides.find((side) => from.has(side.version))
+  if (!from.has('') && from.size <= 1) return only === undefined || only === sides[0] ? undefined : `Routes[${literal(only.version)}][${literal(only.key)}]`
   return shapes.addRoute(route.key, level, lines.join('\n'))
 }

@@ -14,7 +14,8 @@ import { operationKeysOf, operationMethod } from '../docs/openapi-schemas'
 import { servedDocuments, toolVersions, type ChannelOptions } from './export'
 import { follow } from './document-places'
 import { betweenChanges } from './between-changes'
-import type { RouteOutline } from './between-routes'
+import { movedRoutes, type RouteOutline } from './between-routes'
+import { versionerStateOf } from './versioned-apis'
 import { docComment, isObject, literal, printType, propertyKey, routeKey, type Json, type JsonObject } from './type-printer'
 
 const PARAMETER_PARTS: Readonly<Record<string, string>> = { path: 'params', query: 'query', header: 'headers', cookie: 'cookies' }
@@ -132,7 +133,7 @@ function changesOf (app: FastifyInstance, values: readonly string[]): string {
   return entries.map(([name, older, newer]) => `  ${propertyKey(name)}: { older: ${literal(older)}, newer: ${literal(newer)} }`).join('\n')
 }
 
-const HELPERS = (sided: boolean): string => `/** The version changes between two documented versions (not HEAD's own, whose newer side is HEAD: use its TypeBox types). */
+const HELPERS = (sided: boolean, moved: boolean): string => `/** The version changes between two documented versions (not HEAD's own, whose newer side is HEAD: use its TypeBox types). */
 export type DocumentedChange = { [C in keyof Changes]: Changes[C]['newer'] extends Version ? C : never }[keyof Changes]
 
 type Older<C extends DocumentedChange> = Changes[C]['older']
@@ -147,11 +148,41 @@ export type Conversion<C extends DocumentedChange, Name extends keyof Schemas[Ol
 ${sided ? SIDED : PLAIN}
 }
 
-${sided ? ROUTE_SIDED_NOTE : '/** A route as the two versions of a version change have it (request parts and responses). */'}
-export type RouteConversion<C extends DocumentedChange, Route extends keyof Routes[Older<C>] & keyof Routes[Newer<C>]> = {
-${sided ? ROUTE_SIDED : ROUTE_PLAIN}
+${routeNote(sided, moved)}
+export type RouteConversion<C extends DocumentedChange, Route extends ${moved ? 'keyof Routes[Newer<C>] & (keyof Routes[Older<C>] | MovedFrom<C>)' : 'keyof Routes[Older<C>] & keyof Routes[Newer<C>]'}> = {
+${(sided ? ROUTE_SIDED : ROUTE_PLAIN).replace('[Older<C>][Route]', moved ? '[Older<C>][OlderRoute<C, Route>]' : '$&')}
 }
+${moved ? MOVED : ''}`
+
+/**
+ * `MovedRoutes` (by version, the routes it has under another key than the version before: that key), or '' where
+ * no version moves one.
+ */
+function movedBlock (moved: Array<[string, Array<[string, string]>]>): string {
+  if (moved.length === 0) return ''
+  const versions = moved.map(([version, keys]) => `  ${literal(version)}: {\n${keys.map(([key, older]) => `    ${literal(key)}: ${literal(older)}`).join('\n')}\n  }`)
+  return '/** The routes a version has under another key than the version before (`endpoint(...).had({ path })`): by key, the key before. */\n' +
+    `export interface MovedRoutes {\n${versions.join('\n')}\n}\n`
+}
+
+/** The types naming a moved route on the older side of `RouteConversion` (by the key it has there). */
+const MOVED = `
+/** The routes change \`C\`'s newer version moved, by their key there. */
+type MovedFrom<C extends DocumentedChange> = Newer<C> extends keyof MovedRoutes ? keyof MovedRoutes[Newer<C>] : never
+
+/** Route \`Route\` of change \`C\`'s newer version by its key in the older version. */
+type OlderRoute<C extends DocumentedChange, Route> = Extract<Newer<C> extends keyof MovedRoutes
+  ? Route extends keyof MovedRoutes[Newer<C>] ? MovedRoutes[Newer<C>][Route] : Route
+  : Route, keyof Routes[Older<C>]>
 `
+
+/** RouteConversion's comment: where a version holds changes that edit one route, and where a version moves one. */
+function routeNote (sided: boolean, moved: boolean): string {
+  const note = sided ? ROUTE_SIDED_NOTE : '/** A route as the two versions of a version change have it (request parts and responses). */'
+  if (!moved) return note
+  return `${sided ? note.slice(0, -4) : `/**\n * ${note.slice(4, -3)}\n`} * \`Route\` is its key in the newer version (the path a by-path converter names): a route that version moved is the\n` +
+    ' * older version\'s under its key there (`MovedRoutes`).\n */'
+}
 
 /** RouteConversion's sides: the versions'. */
 const ROUTE_PLAIN = `  older: Routes[Older<C>][Route]
@@ -207,6 +238,7 @@ export async function typesModule (app: FastifyInstance, options: ChannelOptions
     if (version !== UNVERSIONED) documents.set(version, new VersionTypes(version, JSON.parse(body.toString('utf8')) as JsonObject))
   }
   const sided = betweenChanges(app, values, (version, route) => documents.get(version)?.outline(route))
+  const moved = movedBlock(movedRoutes(versionerStateOf(app).headRoutes, values, (version, route) => documents.get(version)?.outline(route) !== undefined))
   const each = (print: (types: VersionTypes) => string): Array<[string, string]> =>
     values.map((version) => [version, documents.get(version) === undefined ? '' : print(documents.get(version) as VersionTypes)])
   return [
@@ -224,7 +256,8 @@ export async function typesModule (app: FastifyInstance, options: ChannelOptions
     `export interface Changes {\n${changesOf(app, values)}\n}`,
     '',
     ...(sided === '' ? [] : [sided]),
-    HELPERS(sided !== ''),
+    ...(moved === '' ? [] : [moved]),
+    HELPERS(sided !== '', moved !== ''),
     ...(sided === '' ? [] : [SIDE])
   ].join('\n')
 }

@@ -78,15 +78,31 @@ export function copyAsWritten (places: WrittenPlaces | undefined, body: unknown,
  * Gives the serializer the handler's own value (a `Date`, a `Decimal`, a `Buffer`) wherever the converted copy still
  * holds what {@link copyAsWritten} wrote in its place, so that a value no converter changed is written as HEAD writes
  * it (decision 0285); a field of the copy's root is looked for in `converted`, should a converter have replaced the root.
+ * In a list a converter reordered in place (`reverse()`, `sort()`, `splice`), each is put back where it now sits.
  * @example `putBack(replaced, copied, converted)`
  */
 export function putBack (replaced: readonly Replaced[], root: unknown, converted: unknown): void {
   const newRoot = converted !== root && isSchemaObject(converted) ? converted : undefined
+  // By list, the values no longer at their index: what each was written as, and the handler's values written so.
+  let moved: Map<unknown[], Map<unknown, unknown[]>> | undefined
   for (const [copyHolder, key, written, original] of replaced) {
     const holder = copyHolder === root && newRoot !== undefined ? newRoot : copyHolder
-    if (!Object.prototype.hasOwnProperty.call(holder, key) || holder[key] !== written) continue
-    if (key === '__proto__') Object.defineProperty(holder, key, { value: original, enumerable: true, writable: true, configurable: true })
-    else holder[key] = original
+    if (Object.prototype.hasOwnProperty.call(holder, key) && holder[key] === written) {
+      if (key === '__proto__') Object.defineProperty(holder, key, { value: original, enumerable: true, writable: true, configurable: true })
+      else holder[key] = original
+    } else if (Array.isArray(holder)) {
+      let values = (moved ??= new Map()).get(holder)
+      if (values === undefined) moved.set(holder, values = new Map())
+      const same = values.get(written)
+      if (same === undefined) values.set(written, [original])
+      else same.push(original)
+    }
+  }
+  for (const [list, values] of moved ?? []) {
+    for (let index = 0; index < list.length; index++) {
+      const originals = values.get(list[index])
+      if (originals !== undefined && originals.length > 0) list[index] = originals.shift()
+    }
   }
 }
 

@@ -204,3 +204,56 @@ test('regression: check, a keyword beside a $ref to a schema that itself refers 
   const colored = await checkDocuments(await notes({ maxItems: 5 }, true), dir)
   t.same([texts(colored.breaks), texts(colored.notes)], [[], ['request body /tags/*/color: new optional field', 'response 200 /tags/*/color: new field']])
 })
+
+/**
+ * Unversioned routes (outside `versioned(...)`) beside a versioned one: `POST /auth/token` whose body holds `Name`
+ * with a `maxLength` beside the `$ref` and the shared `Login` (which holds one too), and `GET /health` whose whole
+ * querystring is `Probe` with a `required` beside the `$ref`.
+ */
+async function unversionedApp (t: Teardown, limits: { body?: number, shared?: number, required?: string[] }): Promise<ReturnType<typeof versionedApp>> {
+  const Name = Type.String({ $id: 'Name' })
+  const Login = Type.Object({ user: Type.Ref(Name, limits.shared === undefined ? {} : { maxLength: limits.shared }) }, { $id: 'Login' })
+  const Probe = Type.Object({ deep: Type.Optional(Type.String()) }, { $id: 'Probe' })
+  const served = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01'), new Version('2000-01-01')), async (api) => {
+    api.get('/ping', async () => ({ ok: true }))
+  }, {
+    beforeRoutes: (fastify) => {
+      fastify.addSchema(Name)
+      fastify.addSchema(Login)
+      fastify.addSchema(Probe)
+      const user = Type.Ref(Name, limits.body === undefined ? {} : { maxLength: limits.body })
+      fastify.post('/auth/token', { schema: { body: Type.Object({ user, login: Type.Ref(Login) }) } }, async () => ({ token: 't' }))
+      fastify.get('/health', { schema: { querystring: limits.required === undefined ? Type.Ref(Probe) : Type.Ref(Probe, { required: limits.required }) } }, async () => ({ ok: true }))
+    }
+  })
+  await served.ready()
+  return served
+}
+
+test("regression: the unversioned document dropped the keywords beside a $ref (an unversioned route's or a shared schema's), and check was green when they were tightened", async (t) => {
+  const tight = await unversionedApp(t, { body: 20, shared: 20, required: ['deep'] })
+  const long = 'x'.repeat(21)
+  t.equal((await tight.inject({ method: 'POST', url: '/auth/token', payload: { user: long, login: { user: 'a' } } })).statusCode, 400, 'a long user: 400')
+  t.equal((await tight.inject({ method: 'POST', url: '/auth/token', payload: { user: 'a', login: { user: long } } })).statusCode, 400, "a long login's user: 400")
+  t.equal((await tight.inject({ url: '/health' })).statusCode, 400, 'no deep: 400')
+  const document = documentOf(tight, 'unversioned') as Record<string, any>
+  t.equal(await validationError(document), undefined, 'a valid document')
+  t.same(document.paths['/auth/token'].post.requestBody.content['application/json'].schema.properties.user, { maxLength: 20, allOf: [{ $ref: '#/components/schemas/Name' }] },
+    "the route's maxLength, as the versions' documents write it")
+  t.same(document.components.schemas.Login.properties.user, { maxLength: 20, allOf: [{ $ref: '#/components/schemas/Name' }] }, "the shared schema's")
+  t.same(document.paths['/health'].get.parameters, [{ schema: { type: 'string' }, in: 'query', name: 'deep', required: true }], 'deep, a required parameter')
+  const loose = await unversionedApp(t, {})
+  const plain = documentOf(loose, 'unversioned') as Record<string, any>
+  t.same(plain.paths['/health'].get.parameters, [{ schema: { type: 'string' }, in: 'query', name: 'deep', required: false }], 'without keywords: as @fastify/swagger writes it')
+
+  const dir = await mkdtemp(join(tmpdir(), 'fastify-versioner-ref-siblings-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  await exportDocuments(loose, dir)
+  const same = await checkDocuments(await unversionedApp(t, {}), dir)
+  t.strictSame([same.breaks, same.notes], [[], []], 'the same application: nothing to report')
+  const breaks = async (limits: { body?: number, shared?: number, required?: string[] }): Promise<string[]> =>
+    (await checkDocuments(await unversionedApp(t, limits), dir)).breaks.map((entry) => entry.text).sort()
+  t.same(await breaks({ body: 20 }), ['unversioned POST /auth/token: request body /user: maxLength (none) → 20'], "the route's maxLength: red")
+  t.same(await breaks({ shared: 20 }), ['unversioned POST /auth/token: request body /login/user: maxLength (none) → 20'], "the shared schema's: red")
+  t.match(await breaks({ required: ['deep'] }), [/unversioned GET \/health: .*deep/], 'a query parameter made required: red')
+})

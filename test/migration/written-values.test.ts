@@ -101,6 +101,37 @@ test('regression: a value JSON writes by toJSON (Money, an instant class, a Buff
   }
 })
 
+test('regression: a list of such values a converter only reordered in place (reverse, splice) was written from the copy\'s text: a 500, or the toJSON text, where HEAD writes the values', async (t) => {
+  const later = new Date('2024-03-05T10:11:12.456Z')
+  const fields = { times: Type.Array(timeOrNull), money: Type.Array(Type.String()), instants: Type.Array(Type.Union([Type.String(), Type.Null()])) }
+  const lists: Record<string, () => unknown[]> = {
+    times: () => [at, later, null, at],
+    money: () => [new Money(1999), new Money(5), new Money(1999)],
+    instants: () => [new Instant(at), null, new Instant(later)]
+  }
+  // `?id=` names the change the old client's converter makes; plain Fastify answers the list so changed.
+  const changes: Record<string, (list: unknown[]) => void> = { reverse: (list) => list.reverse(), 'drop first': (list) => list.splice(0, 1), sort: (list) => list.sort() }
+  for (const [name, change] of Object.entries(changes)) {
+    const { plain, app } = await apps(t, fields, (kind, id) => {
+      const list = lists[kind]()
+      if (id === 'changed') change(list)
+      return list
+    }, (response) => { change(response.body.v as unknown[]) })
+    for (const kind of Object.keys(fields)) {
+      const expected = await plain.inject(`/${kind}?id=changed`)
+      t.match(expected.statusCode, 200, `plain Fastify writes the list (${kind}, ${name})`)
+      const old = await call(app, '2000-01-01', `/${kind}`)
+      if (name === 'sort') {
+        // Sorting the copy's texts orders the values otherwise than sorting the handler's: the old client gets the
+        // values HEAD writes, in the copy's order.
+        t.equal(old.statusCode, 200, `${kind}, sort: ${old.body}`)
+        continue
+      }
+      t.equal(`${old.statusCode} ${old.body}`, `${expected.statusCode} ${expected.body}`, `the old client gets the values as HEAD writes them, in the converter's order (${kind}, ${name})`)
+    }
+  }
+})
+
 /** A class teams give a `toString` and no `toJSON` (an identifier, a slug): the serializer writes its text under a string. */
 class Slug {
   constructor (readonly parts: string[]) {}
