@@ -18,6 +18,7 @@ import { differencesOf } from './value-difference'
 import { clockRule, DeliveryObserver } from './handler-deliveries'
 import { IdsInStrings, mappedForm } from './ids-in-strings'
 import { bodyAsSent } from './sent-bodies'
+import { inOrderOf, onlyTies, orderNames, playedSide, recordedSide } from './answer-order'
 import type { DeliveryLine } from './traffic-file'
 
 /** What the answers showed: findings, exchanges not judged and why, how many were compared, and the places left out. */
@@ -30,7 +31,7 @@ interface AnswerVerdicts {
 
 /** A pointer with its list indexes as `*`. */
 function patternOf (pointer: string): string {
-  return pointer.replace(/\/\d+(?=\/|$)/g, '/*')
+  return pointer.replace(/\/\d+(?=\/|#|$)/g, '/*')
 }
 
 /** The route of an exchange, as findings name it. */
@@ -67,10 +68,14 @@ function headersOf (answer: Pick<Answer, 'headers'>): Map<string, string> {
   return headers
 }
 
-/** Learns, from two applications' answers, the places where the handlers make values anew. */
-function learnNoise (noise: Noise, route: string, left: Answer, right: Answer): void {
+/**
+ * Learns, from two applications' answers, the places where the handlers make values anew, and the lists whose order
+ * they do not decide (`body/…#order`: the same items in two orders, then compared item by item).
+ */
+function learnNoise (noise: Noise, route: string, left: Answer, right: Answer, played: readonly [Played, Played]): void {
   if (left.status !== right.status) noise.add(route, 'status')
-  for (const difference of differencesOf(left.body, right.body, 1000)) noise.add(route, `body${difference.pointer}`)
+  const other = inOrderOf(left.body, right.body, [playedSide(played[0]), playedSide(played[1])], (pointer) => { noise.add(route, `body${pointer}#order`); return true })
+  for (const difference of differencesOf(left.body, other, 1000)) noise.add(route, `body${difference.pointer}`)
   const [first, second] = [headersOf(left), headersOf(right)]
   for (const name of new Set([...first.keys(), ...second.keys()])) if (first.get(name) !== second.get(name)) noise.add(route, `headers/${name}`)
 }
@@ -87,9 +92,12 @@ function madeValues (exchanges: readonly HandlerExchange[], noise: Noise): Set<s
   return made
 }
 
+/** A change an answer shows: its place, both values (for a list's order, its items' names in both orders). */
+type Change = Pick<ReplayFinding, 'part' | 'pointer' | 'recorded' | 'replayed'> & { readonly order?: boolean }
+
 /** The first place where the record and both applications' answers tell a change: part, pointer, both values; and the places left out. */
 function firstChange (item: HandlerExchange, left: Answer, right: Answer, context: { noise: Noise, from: number, to: number, played: readonly [Played, Played] }): {
-  change?: Pick<ReplayFinding, 'part' | 'pointer' | 'recorded' | 'replayed'>, volatile: number
+  change?: Change, volatile: number
 } {
   const route = routeOf(item)
   const recorded = item.exchange.clientResponse
@@ -97,15 +105,27 @@ function firstChange (item: HandlerExchange, left: Answer, right: Answer, contex
   if (recorded.status !== left.status) return { change: { part: 'status', pointer: '', recorded: recorded.status, replayed: left.status }, volatile: 0 }
   // A 304 carries no body: the client kept its copy.
   if (recorded.status === 304) return { volatile: 0 }
+  // A list both applications answer in one order, the record in another, is a change; otherwise compared item by item.
+  let order: Pick<ReplayFinding, 'pointer' | 'recorded' | 'replayed'> | undefined
+  const body = inOrderOf(recorded.body, left.body, [recordedSide(context.played[0]), playedSide(context.played[0])], (pointer, moved) => {
+    const items = valueAt(recorded.body, pointer) as unknown[]
+    if (order === undefined && !context.noise.has(route, `body${pointer}#order`) && !onlyTies(items, moved)) {
+      const [before, now] = orderNames(items, moved, new Set(context.played[0].ids.keys()))
+      order = { pointer, recorded: before, replayed: now }
+    }
+    return true
+  })
+  if (order !== undefined) return { change: { part: 'body', ...order, order: true }, volatile: 0 }
+  const second = inOrderOf(recorded.body, right.body, [recordedSide(context.played[1]), playedSide(context.played[1])], () => true)
   let volatile = 0
-  for (const difference of differencesOf(recorded.body, left.body, 1000)) {
+  for (const difference of differencesOf(recorded.body, body, 1000)) {
     // A time of the replay in another unit or form than recorded (seconds made milliseconds) is a change, noise or not.
     const rule = clockRule(difference.recorded, difference.replayed, context)
-    const clock = rule === 'clock' && clockRule(difference.recorded, valueAt(right.body, difference.pointer), context) === 'clock'
+    const clock = rule === 'clock' && clockRule(difference.recorded, valueAt(second, difference.pointer), context) === 'clock'
     // An identifier whose counterpart the replay knows must be that counterpart (another item's id is a change).
     const counterpart = typeof difference.recorded === 'string' ? context.played[0].ids.get(difference.recorded) : undefined
     // A string holding ids (`/customers/<id>`) is compared with them mapped: a form the handlers changed is a change.
-    const mapped = mappedForm(difference.recorded, [difference.replayed, valueAt(right.body, difference.pointer)], context.played)
+    const mapped = mappedForm(difference.recorded, [difference.replayed, valueAt(second, difference.pointer)], context.played)
     const moved = (counterpart !== undefined && counterpart !== difference.replayed) || mapped === 'changed'
     if (!moved && rule !== 'changed' && (clock || mapped === 'same' || context.noise.has(route, `body${difference.pointer}`))) volatile++
     else return { change: { part: 'body', pointer: difference.pointer, recorded: difference.recorded, replayed: difference.replayed }, volatile }
@@ -153,10 +173,13 @@ function usedFrom (diverged: readonly Diverged[], exchange: RecordedExchange): {
 }
 
 /** The finding on one line. */
-function describe (finding: Omit<ReplayFinding, 'text'>): string {
+function describe (finding: Omit<ReplayFinding, 'text'>, order: boolean): string {
   const value = (held: unknown): string => held === undefined ? 'nothing' : shown(held)
-  return `line ${finding.line}: ${finding.route} (${finding.version}): answer ${finding.part}${finding.pointer}: the client received ` +
-    `${value(finding.recorded)}, the handlers of a fresh application now answer ${value(finding.replayed)}.`
+  const start = `line ${finding.line}: ${finding.route} (${finding.version}): answer ${finding.part}${finding.pointer}: the client received `
+  if (!order) return `${start}${value(finding.recorded)}, the handlers of a fresh application now answer ${value(finding.replayed)}.`
+  const names = (held: unknown): string => (held as unknown[]).map(value).join(', ')
+  return `${start}its ${(finding.recorded as unknown[]).length} items in the order ${names(finding.recorded)}; the handlers of a fresh ` +
+    `application, both alike, now answer them in the order ${names(finding.replayed)}.`
 }
 
 /**
@@ -171,7 +194,7 @@ function judgeAnswers (exchanges: readonly HandlerExchange[], left: Played, righ
   const noise = new Noise()
   exchanges.forEach((item, index) => {
     const [one, other] = [left.answers[index], right.answers[index]]
-    if (one !== undefined && other !== undefined) learnNoise(noise, routeOf(item), one, other)
+    if (one !== undefined && other !== undefined) learnNoise(noise, routeOf(item), one, other, [left, right])
   })
   const made = madeValues(exchanges, noise)
   // A value made anew carried inside a longer string (`customers/<id>`, `a,b`) is carried too.
@@ -212,8 +235,9 @@ function judgeAnswers (exchanges: readonly HandlerExchange[], left: Played, righ
       })
       diverged.push({ line: item.line, values: dataOf(item.exchange, true) })
     } else {
-      const finding = { ...base, direction: 'answer' as const, kind: 'differs' as const, ...change, versionChanges: [], converters: [] }
-      verdicts.findings.push({ ...finding, text: describe(finding) })
+      const { order = false, ...place } = change
+      const finding = { ...base, direction: 'answer' as const, kind: 'differs' as const, ...place, versionChanges: [], converters: [] }
+      verdicts.findings.push({ ...finding, text: describe(finding, order) })
     }
   })
   return verdicts

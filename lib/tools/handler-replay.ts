@@ -13,6 +13,7 @@ import { isRedacted } from '../values/redaction'
 import type { RecordedExchange } from './traffic-file'
 import { IdsInStrings } from './ids-in-strings'
 import { bodyAsSent } from './sent-bodies'
+import { inOrderOf, playedSide, recordedSide } from './answer-order'
 
 /**
  * Builds a fresh application, as the app module's export does: every call a new instance with a fresh state.
@@ -48,6 +49,8 @@ export interface Played {
   readonly unmapped: ReadonlyArray<readonly string[]>
   /** Each recorded identifier, and the value this application gave in its place. */
   readonly ids: ReadonlyMap<string, string>
+  /** Each identifier this application gave, and the recorded one it stands for. */
+  readonly back: ReadonlyMap<string, string>
   /** The recorded identifiers found inside longer strings, and replaced with this application's. */
   readonly inside: IdsInStrings
   /** This application's identifiers found inside its strings, and replaced with the recorded ones. */
@@ -126,7 +129,9 @@ function collectIds (recorded: unknown, live: readonly [unknown, unknown], into:
  */
 function learnAnswer (recorded: RecordedExchange['clientResponse'], live: readonly [Answer, Answer], maps: readonly [IdMap, IdMap]): void {
   const found: Candidate[] = []
-  collectIds(recorded.body, [live[0].body, live[1].body], found)
+  // Each item of a list paired with the same item (by the ids known so far), whatever order each answered it in.
+  const [left, right] = maps.map((map, index) => inOrderOf(recorded.body, live[index].body, [recordedSide(map), playedSide(map)], () => true))
+  collectIds(recorded.body, [left, right], found)
   for (const [name, value] of Object.entries(recorded.headers)) {
     const now = [live[0].headers[name], live[1].headers[name]] as const
     if (VOLATILE_HEADERS.has(name) || typeof value !== 'string' || typeof now[0] !== 'string' || typeof now[1] !== 'string') continue
@@ -251,7 +256,7 @@ export async function playOnTwo (build: AppBuilder, exchanges: readonly HandlerE
       const answers = [await send(left, item, observer), await send(right, item, observer)] as const
       if (answers[0] !== undefined && answers[1] !== undefined) learnAnswer(item.exchange.clientResponse, [answers[0], answers[1]], [left.ids, right.ids])
     }
-    const played = players.map(({ answers, unmapped, ids }): Played => ({ answers, unmapped, ids: ids.ids, inside: ids.inside, outside: ids.outside })) as [Played, Played]
+    const played = players.map(({ answers, unmapped, ids }): Played => ({ answers, unmapped, ids: ids.ids, back: ids.back, inside: ids.inside, outside: ids.outside })) as [Played, Played]
     await observer?.finish(played)
     return played
   } finally {

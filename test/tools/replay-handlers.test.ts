@@ -58,13 +58,21 @@ interface HandlerChanges {
   readonly newestFirst?: boolean
   readonly emptyForUnknown?: boolean
   readonly putMerges?: boolean
+  /**
+   * The list's order: each application's own (as a store hashing with a seed of its own: the handlers do not decide
+   * it; here every other application built lists the last added first), by currency keeping the order items were
+   * added in among those of one currency, or by currency with the last added first among them.
+   */
+  readonly listOrder?: 'per application' | 'currency' | 'currency, last added first'
   /** Not a change of what it answers: each item is created 5 ms after the request, so no two share a millisecond. */
   readonly createsSlowly?: boolean
 }
 
 /** A builder of fresh shop applications (each with its own empty store), with `changes` made to its handlers. */
 function shop (changes: HandlerChanges = {}): () => Promise<FastifyInstance> {
+  let built = 0
   return async () => {
+    const seed = built++
     const items = new Map<string, typeof Item.static>()
     const app = Fastify()
     const versions = new VersionBundle(new HeadVersion(), new Version('2001-01-01', NameWasTitle), new Version('2000-01-01'))
@@ -80,6 +88,8 @@ function shop (changes: HandlerChanges = {}): () => Promise<FastifyInstance> {
       })
       api.get('/items', { schema: { response: { 200: Type.Array(Item) } } }, async () => {
         const all = [...items.values()]
+        if (changes.listOrder === 'currency, last added first' || (changes.listOrder === 'per application' && seed % 2 === 1)) all.reverse()
+        if (changes.listOrder !== undefined && changes.listOrder !== 'per application') all.sort((one, other) => one.currency.localeCompare(other.currency))
         return changes.newestFirst === true ? all.reverse() : all
       })
       api.get('/items/:itemId', { schema: { params: ItemParams, response: { 200: Item, 404: NotFound } } }, async (request, reply) =>
@@ -168,9 +178,9 @@ test('replay --handlers: each handler change in HEAD is a finding on the exchang
     "line 6: GET /items/:itemId (2000-01-01): answer body/currency: the client received 'eur', the handlers of a fresh application now answer 'EUR'."
   ])
   const ordered = await shopFindings(traffic, { newestFirst: true })
-  t.equal(ordered.length, 1, ordered.join(' / '))
-  t.match(ordered[0], /^line 4: GET \/items \(2000-01-01\): answer body\/0\/id: the client received '[0-9a-f-]{36}', the handlers of a fresh application now answer '[0-9a-f-]{36}'\.$/,
-    'the first item is another one: its id is not the counterpart of the one recorded')
+  t.same(ordered, [
+    "line 4: GET /items (2000-01-01): answer body: the client received its 2 items in the order 'Pen', 'Ink'; the handlers of a fresh application, both alike, now answer them in the order 'Ink', 'Pen'."
+  ], 'the same items in another order, named by their titles')
   t.same(await shopFindings(traffic, { emptyForUnknown: true }), [
     'line 8: GET /items/:itemId/tags (2000-01-01): answer status: the client received 404, the handlers of a fresh application now answer 200.'
   ])
@@ -191,8 +201,44 @@ test('regression: two items recorded in the same millisecond share a time, which
   const traffic = lines.map((line) => JSON.stringify(line)).join('\n')
   t.same(await shopFindings(traffic, { createsSlowly: true }), [], 'the correct shop: the times left out, whichever millisecond each app wrote')
   t.same((await shopFindings(traffic, { createsSlowly: true, newestFirst: true })).map((text) => text.replace(/'[^']*'/g, 'V')), [
-    'line 4: GET /items (2000-01-01): answer body/0/id: the client received V, the handlers of a fresh application now answer V.'
+    'line 4: GET /items (2000-01-01): answer body: the client received its 2 items in the order V, V; the handlers of a fresh application, both alike, now answer them in the order V, V.'
   ], 'the list reordered, and nothing on the time')
+})
+
+/** The exchanges of a 2000-01-01 client adding three items (two in euros) and listing them, recorded from a shop with `changes`. */
+async function threeItemsListed (changes: HandlerChanges): Promise<string> {
+  // No two created in one millisecond: recorded times alike would be a field both orders are sorted by, a tie.
+  const app = await shop({ ...changes, createsSlowly: true })()
+  const lines: string[] = []
+  const record = (message: unknown): void => { lines.push(JSON.stringify(message)) }
+  diagnosticsChannel.subscribe('fastify-versioner:exchange', record)
+  try {
+    for (const [title, currency] of [['Pen', 'eur'], ['Ink', 'usd'], ['Cap', 'eur']]) {
+      await app.inject({ method: 'POST', url: '/items', headers: { 'x-api-version': '2000-01-01' }, payload: { title, currency } })
+    }
+    await app.inject({ method: 'GET', url: '/items', headers: { 'x-api-version': '2000-01-01' } })
+  } finally {
+    diagnosticsChannel.unsubscribe('fastify-versioner:exchange', record)
+    await app.close()
+  }
+  return lines.join('\n')
+}
+
+test("replay --handlers judges a list's order where both fresh applications answer it alike, and leaves it out where they do not", async (t) => {
+  const traffic = await shopTraffic()
+  t.same(await shopFindings(traffic, { listOrder: 'per application' }), [], 'each application its own order: the order is the store\'s, not a finding')
+  t.same((await shopFindings(traffic, { listOrder: 'per application', upperCurrency: true })).filter((text) => text.startsWith('line 4:')), [
+    "line 4: GET /items (2000-01-01): answer body/0/currency: the client received 'eur', the handlers of a fresh application now answer 'EUR'."
+  ], 'the items of a list in no fixed order are still compared, each with the same item')
+  const byCurrency = await threeItemsListed({ listOrder: 'currency' })
+  t.same(await shopFindings(byCurrency, { listOrder: 'currency' }), [], 'the correct shop')
+  t.same(await shopFindings(byCurrency, {}), [
+    "line 4: GET /items (2000-01-01): answer body: the client received its 3 items in the order 'Pen', 'Cap', 'Ink'; the handlers of a fresh application, both alike, now answer them in the order 'Pen', 'Ink', 'Cap'."
+  ], 'no longer sorted by currency: the order the handlers give changed')
+  const tiesOtherwise = await threeItemsListed({ listOrder: 'currency, last added first' })
+  t.same(await shopFindings(tiesOtherwise, { listOrder: 'currency' }), [],
+    'recorded by currency with the euros the other way round: both orders sort by currency, only items of one currency moved (a tie the sort leaves open)')
+  t.same(await shopFindings(tiesOtherwise, {}).then((found) => found.length), 1, 'not sorted by currency now: a finding')
 })
 
 test('regression: an id is not learned from a list that lacks an item the file did not create (its own id already stands for another)', async (t) => {

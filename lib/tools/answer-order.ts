@@ -1,0 +1,146 @@
+/**
+ * The order of the lists `replay --handlers` compares (./handler-answers.ts): items matched by what they are, not by
+ * where they are. An item is known by the recorded ids it holds (an application's own turned back into the recorded
+ * ones) when every item of the list holds others; otherwise by its whole value, its strings turned back. Two fresh
+ * applications answering a list's items in two orders tell that the handlers do not decide its order (a hash, a random
+ * id): it is left out on the route and its items compared one by one. Both in one order and the record in another,
+ * the order changed, unless only items alike at the field both orders are sorted by moved
+ * (docs/decisions/0308-replay-judges-a-lists-order.md).
+ * @module
+ */
+import { pointerSegment } from '../core/json-schema'
+import type { IdsInStrings } from './ids-in-strings'
+
+/** What an application's replay learned of ids so far: recorded → its own, its own → recorded, and inside strings. */
+interface Known {
+  readonly ids: ReadonlyMap<string, string>
+  readonly back: ReadonlyMap<string, string>
+  readonly outside: Pick<IdsInStrings, 'replace'>
+}
+
+/** How one side's strings read as recorded: the recorded id one stands for, and its text with its ids turned back. */
+interface Side {
+  readonly id: (text: string) => string | undefined
+  readonly text: (text: string) => string
+}
+
+/** The record's side: its ids are those an application learned. */
+export function recordedSide (played: Known): Side {
+  return { id: (text) => played.ids.has(text) ? text : undefined, text: (text) => text }
+}
+
+/** An application's side: its ids turned back into the recorded ones. */
+export function playedSide (played: Known): Side {
+  return { id: (text) => played.back.get(text), text: (text) => played.back.get(text) ?? played.outside.replace(text).text }
+}
+
+function isRecord (value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/** Every string of a value, in order. */
+function eachString (value: unknown, found: (text: string) => void): void {
+  if (typeof value === 'string') found(value)
+  else if (typeof value === 'object' && value !== null) for (const item of Object.values(value)) eachString(item, found)
+}
+
+/** A value with its strings read as recorded. */
+function asRecorded (value: unknown, side: Side): unknown {
+  if (typeof value === 'string') return side.text(value)
+  if (Array.isArray(value)) return value.map((item) => asRecorded(item, side))
+  if (isRecord(value)) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, asRecorded(item, side)]))
+  return value
+}
+
+/** Each item's recorded ids, when every item holds some and no two the same; otherwise `undefined`. */
+function byIds (items: readonly unknown[], side: Side): string[] | undefined {
+  const keys = items.map((item) => {
+    const held = new Set<string>()
+    eachString(item, (text) => { const id = side.id(text); if (id !== undefined) held.add(id) })
+    return JSON.stringify([...held].sort())
+  })
+  return keys.includes('[]') || new Set(keys).size < keys.length ? undefined : keys
+}
+
+/** For each item of `target`, the index of the item of `items` that is the same one; `undefined` when they are not the same items. */
+function matching (target: readonly unknown[], items: readonly unknown[], sides: readonly [Side, Side]): number[] | undefined {
+  const ids = [byIds(target, sides[0]), byIds(items, sides[1])]
+  const [wanted, held] = ids[0] !== undefined && ids[1] !== undefined
+    ? ids as [string[], string[]]
+    : [target.map((item) => JSON.stringify(asRecorded(item, sides[0]))), items.map((item) => JSON.stringify(asRecorded(item, sides[1])))]
+  const taken = new Set<number>()
+  const order: number[] = []
+  for (const key of wanted) {
+    const index = held.findIndex((candidate, at) => candidate === key && !taken.has(at))
+    if (index === -1) return undefined
+    taken.add(index)
+    order.push(index)
+  }
+  return order
+}
+
+/**
+ * `value` (an application's answer) with each list holding `target`'s items in another order put in `target`'s order,
+ * where `moved` (told the list's pointer and, for each of `target`'s items, the index it has in `value`) says so.
+ * @example
+ * ```ts
+ * inOrderOf(['a', 'b'], ['b', 'a'], [side, side], () => true) // ['a', 'b']
+ * ```
+ */
+export function inOrderOf (target: unknown, value: unknown, sides: readonly [Side, Side], moved: (pointer: string, order: readonly number[]) => boolean, pointer = ''): unknown {
+  if (Array.isArray(target) && Array.isArray(value)) {
+    const order = target.length === value.length && target.length > 1 ? matching(target, value, sides) : undefined
+    const reordered = order !== undefined && order.some((index, at) => index !== at) && moved(pointer, order) ? order.map((index) => value[index] as unknown) : value
+    return reordered.map((item, index) => inOrderOf(target[index], item, sides, moved, `${pointer}/${index}`))
+  }
+  if (isRecord(target) && isRecord(value)) {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, Object.hasOwn(target, key) ? inOrderOf(target[key], item, sides, moved, `${pointer}/${pointerSegment(key)}`) : item]))
+  }
+  return value
+}
+
+/** True when `values` never go down (`1`) or never go up (`-1`). */
+function sorted (values: ReadonlyArray<string | number>, direction: 1 | -1): boolean {
+  return values.every((value, index) => index === 0 || (value === values[index - 1] || (value > values[index - 1]) === (direction === 1)))
+}
+
+/**
+ * True when the recorded items (`items`) and the same items in the `order` an application answers them (for each
+ * recorded item, its index in the answer) are both sorted the same way by a field that tells some of them apart: only
+ * items alike there moved, a tie the handlers' sort leaves to the store.
+ * @example
+ * ```ts
+ * onlyTies([{ day: 2, n: 'a' }, { day: 1, n: 'b' }, { day: 1, n: 'c' }], [0, 2, 1]) // true: b and c share a day
+ * ```
+ */
+export function onlyTies (items: readonly unknown[], order: readonly number[]): boolean {
+  if (!items.every(isRecord)) return false
+  const answered = order.map((at, index) => [at, index] as const).sort((one, other) => one[0] - other[0]).map(([, index]) => items[index] as Record<string, unknown>)
+  return Object.keys(items[0] as Record<string, unknown>).some((key) => {
+    const values = (list: ReadonlyArray<Record<string, unknown>>): Array<string | number> | undefined => {
+      const found = list.map((item) => item[key])
+      return found.every((held) => typeof held === 'string') || found.every((held) => typeof held === 'number') ? found as Array<string | number> : undefined
+    }
+    const [before, now] = [values(items as ReadonlyArray<Record<string, unknown>>), values(answered)]
+    if (before === undefined || now === undefined || new Set(before).size < 2) return false
+    return ([1, -1] as const).some((direction) => sorted(before, direction) && sorted(now, direction))
+  })
+}
+
+/**
+ * Short names of a list's items in the recorded order and in the `order` answered: the values of the first field whose
+ * recorded values tell every item apart (ids last), else their places (`#1`).
+ * @example
+ * ```ts
+ * orderNames([{ name: 'Pen' }, { name: 'Ink' }], [1, 0], new Set()) // [['Pen', 'Ink'], ['Ink', 'Pen']]
+ * ```
+ */
+export function orderNames (items: readonly unknown[], order: readonly number[], ids: ReadonlySet<string>): [readonly unknown[], unknown[]] {
+  const distinct = (names: readonly unknown[]): boolean => names.every((name) => typeof name === 'string' || typeof name === 'number') && new Set(names).size === names.length
+  const fields = isRecord(items[0]) ? Object.keys(items[0]) : []
+  const candidates = [items, ...fields.map((key) => items.map((item) => isRecord(item) ? item[key] : undefined))].filter(distinct)
+  const names = candidates.find((list) => !list.some((name) => typeof name === 'string' && ids.has(name))) ?? candidates[0] ?? items.map((_, index) => `#${index + 1}`)
+  const answered = new Array<unknown>(items.length)
+  order.forEach((at, index) => { answered[at] = names[index] })
+  return [names, answered]
+}
