@@ -96,9 +96,17 @@ import { measureCorpus, measureOne, mutantsFolder, mutantTypeErrors, scoreOf, sc
 // code it names (decision 0299: the validation error's code renamed), asserted rounded down; 74.7 % (157 of 210:
 // 74.76 %) once the corpus held two updates an old client sends, caught by verify (decisions 0295 and 0301: a PATCH
 // given the create's converters, an address's country reset by a nested PATCH), asserted rounded down.
+// It grew a fourteenth time by 12 written blind over both apps (decision 0306: the invoice.paid webhook renamed and the
+// old event never rendered, an event's data.object flattened and instructed as a rename, a mononym's null family name
+// given older versions as '', customer ids prefixed with the search's filter left bare, invoice ids prefixed with the
+// pay route's path left strict, addresses keyed by id listed back without their ids, last4 renamed and instructed on
+// cards only, a card's brand renamed with the decorators on each other's methods, a search filter renamed and
+// converted the wrong way round, a customer's email made unique in HEAD, a currency required with usd for older
+// customers, a house number required in HEAD): 75.2 % (167 of 222: 75.23 %; the 210 still 157, the 12 new 10),
+// asserted rounded down.
 // Raise it as the tools learn; the goal is 95 %. Never lower it to let a mistake through: fix the tool, or say in the
 // docs what it misses (a corpus grown blind measures the proof anew: that is not lowering it).
-const THRESHOLD = 74.7
+const THRESHOLD = 75.2
 // With the example's recorded traffic replayed (examples/traffic.ts, recorded once from each correct app) through the
 // converters and, since decision 0234, the handlers of fresh apps of the mutant, as a team replays its own in CI: 98 % (48 of 49), then 96.8 % (61 of 63) once the corpus grew: recorded exchanges hold no
 // webhook; then 90.8 % (69 of 76): recorded exchanges hold no PUT that leaves a field out, nor a list longer than
@@ -155,8 +163,10 @@ const THRESHOLD = 74.7
 // 7 misses, the event's milliseconds, the sorted lines and the hasMore not negated), exact; 87.9 % (183 of 208:
 // 87.98 %) once verify held the plugin's 400 to the code it names (decision 0299), asserted rounded down; 88 % (185 of
 // 210: 88.09 %) with the two updates of decisions 0295 and 0301, asserted rounded down.
+// 88.7 % (197 of 222: 88.74 %) once the corpus grew blind a fourteenth time (decision 0306: replay --handlers catches
+// both of its 2 misses, the old event never rendered and a customer's known email refused 409), asserted rounded down.
 // The same rule: raised as the tools learn, never lowered.
-const WITH_TRAFFIC = 88
+const WITH_TRAFFIC = 88.7
 // With the example's own tests that run its handlers (test/helpers/example-tests.ts: replaceFromEveryVersion on a
 // customer it stores, readWebhookDelivery on each invoice.paid it sends), as a team's suite runs them in CI: the
 // mistakes only a handler shows (keeps declared and not kept, PUT made a merge, a webhook sent as HEAD builds it).
@@ -191,8 +201,10 @@ const WITH_TRAFFIC = 88
 // misses), asserted rounded down; 76.4 % (159 of 208: 76.44 %) once verify held the plugin's 400 to the code it
 // names (decision 0299), asserted rounded down; 76.6 % (161 of 210: 76.66 %) with the two updates of decisions 0295
 // and 0301, asserted rounded down.
+// 77 % (171 of 222: 77.03 %) once the corpus grew blind a fourteenth time (decision 0306: they catch neither of its 2
+// misses), asserted rounded down.
 // The same rule.
-const WITH_HANDLERS = 76.6
+const WITH_HANDLERS = 77
 // verify's examples per route, version, direction and part: fewer than the command's 200, for speed (the same score
 // at 20 and at 200 when this was measured).
 const EXAMPLES = 20
