@@ -29,7 +29,7 @@ const WITHOUT_EXAMPLE = new Set<string>([
   'ResponseConverterOptions', 'ResponsePathConverterOptions', 'GenerateVersionedSchemasOptions',
   'RouteRequestBySchemaConverterDoesNotApplyToAnythingError', 'RouteResponseBySchemaConverterDoesNotApplyToAnythingError',
   'RouteByPathConverterDoesNotApplyToAnythingError', 'VersionerLatestRequestValidationError', 'ConverterFailedError',
-  'UnconvertibleResponseError', 'LintingError', 'VersionPickerError', 'CheckResult', 'CompareOptions'
+  'UnconvertibleResponseError', 'LintingError', 'VersionPickerError'
 ])
 
 /** Where a declaration is: `file:line`. */

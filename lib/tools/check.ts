@@ -27,7 +27,15 @@ import { assertComparable, SAVED_FIX } from './document-outline'
 
 export type { DocumentChange }
 
-/** The result of a check: the breaks (a non-empty list fails the check) and the notes. */
+/**
+ * The result of a check: the breaks (a non-empty list fails the check) and the notes.
+ * @example
+ * ```ts
+ * declare const app: FastifyInstance // the application, ready
+ * const result: CheckResult = await checkDocuments(app, 'openapi')
+ * if (result.breaks.length > 0) process.exitCode = 1 // a client of one of result.compared would fail
+ * ```
+ */
 export interface CheckResult {
   readonly breaks: DocumentChange[]
   readonly notes: DocumentChange[]
@@ -35,7 +43,15 @@ export interface CheckResult {
   readonly compared: string[]
 }
 
-/** How `compareDocuments` judges requests. */
+/**
+ * How `compareDocuments` judges requests.
+ * @example
+ * ```ts
+ * declare const saved: unknown, current: unknown // version 2000-01-01's document as saved, and as served now
+ * const options: CompareOptions = { ajv: { customOptions: { removeAdditional: 'all' } } } // as given to Fastify({ ajv })
+ * const breaks = compareDocuments('2000-01-01', saved, current, options).filter((change) => change.breaking)
+ * ```
+ */
 export interface CompareOptions {
   /**
    * The application's Ajv setup, as given to `Fastify({ ajv })` (Fastify's defaults without it): what happens to a
