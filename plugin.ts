@@ -76,10 +76,8 @@ export type {
 export type { FieldDeprecationOptions } from './lib/describe/field-deprecation'
 export type { Brownout, BrownoutWindow } from './lib/describe/release-dates'
 export type { HttpMethod } from './lib/core/http-methods'
-export {
-  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, type ConverterDecorator, type RequestConverterOptions,
-  type ResponseConverterOptions, type ResponsePathConverterOptions
-} from './lib/describe/converter-decorators'
+export { ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, type ConverterDecorator } from './lib/describe/converter-decorators'
+export type { RequestConverterOptions, ResponseConverterOptions, ResponsePathConverterOptions } from './lib/describe/converter-arguments'
 export { isFormFile, type RequestInfo, type ResponseInfo, type UntypedBody, type FormFields, type FormFile, type FormValue, type FormParsedValue, type CookieOptions } from './lib/describe/converter-info'
 export { extendSchema, type ExtendedProperties, type ExtendedObjectSchema } from './lib/describe/extend-schema'
 export type { SchemaLike, ObjectSchemaLike, TypeBox1Schema, StaticOf } from './lib/core/json-schema'
