@@ -9,13 +9,41 @@ import { normaliseMethods, type HttpMethod } from '../core/http-methods'
 import { describeValue, isSchemaObject, kindOf, nameOf, refId } from '../core/json-schema'
 import { decoratorName } from './hand-called-decorators'
 
-/** Options of a by-schema request converter. */
+/**
+ * Options of a by-schema request converter.
+ * @example
+ * ```ts
+ * const InvoiceCreate = Type.Object({ amount: Type.Number() }, { $id: 'InvoiceCreate' })
+ * const options: RequestConverterOptions = { checkUsage: false } // the billing routes are not in every deployment
+ * class AmountInCents extends VersionChange {
+ *   description = 'Invoice amounts are in cents.'
+ *   instructionsToMigrateToPreviousVersion = []
+ *
+ *   @ ConvertRequestToNextVersionFor(InvoiceCreate, options)
+ *   toCents (request: RequestInfo) { request.body.amount = Math.round(request.body.amount * 100) }
+ * }
+ * ```
+ */
 export interface RequestConverterOptions {
   /** Fail at start-up when no route's request uses the schema(s) (default `true`). */
   checkUsage?: boolean
 }
 
-/** Options of a by-schema response converter. */
+/**
+ * Options of a by-schema response converter.
+ * @example
+ * ```ts
+ * const ErrorBody = Type.Object({ code: Type.String() }, { $id: 'ErrorBody' })
+ * const options: ResponseConverterOptions = { migrateHttpErrors: true } // ErrorBody is only in 4xx responses
+ * class UpperCaseErrorCodes extends VersionChange {
+ *   description = 'Error codes are upper case.'
+ *   instructionsToMigrateToPreviousVersion = []
+ *
+ *   @ ConvertResponseToPreviousVersionFor(ErrorBody, options)
+ *   lowerCase (response: ResponseInfo) { response.body.code = response.body.code.toLowerCase() }
+ * }
+ * ```
+ */
 export interface ResponseConverterOptions {
   /** Fail at start-up when no route's response uses the schema(s) (default `true`). */
   checkUsage?: boolean
@@ -23,7 +51,20 @@ export interface ResponseConverterOptions {
   migrateHttpErrors?: boolean
 }
 
-/** Options of a by-path response converter. */
+/**
+ * Options of a by-path response converter.
+ * @example
+ * ```ts
+ * const options: ResponsePathConverterOptions = { migrateHttpErrors: true } // the 404 is what changed
+ * class UnknownUserIsNotFound extends VersionChange {
+ *   description = 'An unknown user is 404, not 401.'
+ *   instructionsToMigrateToPreviousVersion = []
+ *
+ *   @ ConvertResponseToPreviousVersionFor('/users/:id', ['GET'], options)
+ *   wasUnauthorized (response: ResponseInfo) { if (response.statusCode === 404) response.statusCode = 401 }
+ * }
+ * ```
+ */
 export interface ResponsePathConverterOptions {
   /** Also run on error responses (status ≥ 300), thrown or returned (default `false`). */
   migrateHttpErrors?: boolean

@@ -28,6 +28,21 @@ export interface ConverterEntry extends ConverterDeclaration {
 /**
  * A method decorator for converters, usable with `experimentalDecorators` and with standard decorators.
  * The decorated method takes exactly one parameter.
+ * @example
+ * ```ts
+ * const UserResource = Type.Object({ id: Type.String() }, { $id: 'UserResource' })
+ * // Our converters of user responses also run on error responses
+ * function ForUserResponses (): ConverterDecorator<ResponseInfo<never>> {
+ *   return ConvertResponseToPreviousVersionFor(UserResource, { migrateHttpErrors: true })
+ * }
+ * class PrefixedUserIds extends VersionChange {
+ *   description = 'User ids start with usr_.'
+ *   instructionsToMigrateToPreviousVersion = []
+ *
+ *   @ ForUserResponses()
+ *   unprefixed (response: ResponseInfo) { response.body.id = response.body.id.replace(/^usr_/, '') }
+ * }
+ * ```
  */
 export interface ConverterDecorator<Info> {
   <This, Method extends (this: This, info: Info) => unknown>(value: Method & ExactlyOneParameter<Method>, context: ClassMethodDecoratorContext<This, Method>): void
