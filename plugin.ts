@@ -84,3 +84,4 @@ export type { SchemaLike, ObjectSchemaLike, TypeBox1Schema, StaticOf } from './l
 export { defineValidator, withValidators, type NamedValidator } from './lib/describe/named-validators'
 export { generateVersionedSchemas, VersionedSchemas, type SchemaLookup, type GenerateVersionedSchemasOptions } from './lib/schemas/versioned-schemas'
 export * from './lib/core/errors'
+export * from './lib/core/request-errors'
