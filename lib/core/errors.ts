@@ -58,21 +58,50 @@ export const RouterPathParamsModifiedError = createError<'FST_VERSIONER_ROUTER_P
 
 /**
  * A request converter names a schema no route's request uses (`checkUsage: false` allows it).
- * @example `@ConvertRequestToNextVersionFor(Unused)`
+ * @example
+ * ```ts
+ * const Unused = Type.Object({ note: Type.String() }, { $id: 'Unused' }) // no route's request body holds it
+ * class NoteWasRemark extends VersionChange {
+ *   description = 'remark became note.'
+ *   instructionsToMigrateToPreviousVersion = []
+ *
+ *   @ ConvertRequestToNextVersionFor(Unused) // at ready(): this error
+ *   remarkToNote (request: RequestInfo) { request.body.note = request.body.remark }
+ * }
+ * ```
  */
 export const RouteRequestBySchemaConverterDoesNotApplyToAnythingError =
   createError<'FST_VERSIONER_REQUEST_CONVERTER_UNUSED', 500, [message: string]>('FST_VERSIONER_REQUEST_CONVERTER_UNUSED', '%s', 500, asBase(RouterGenerationError))
 
 /**
  * A response converter names a schema no route's response uses (`checkUsage: false` allows it).
- * @example `@ConvertResponseToPreviousVersionFor(Unused)`
+ * @example
+ * ```ts
+ * const Unused = Type.Object({ note: Type.String() }, { $id: 'Unused' }) // no route's response holds it
+ * class NoteWasRemark extends VersionChange {
+ *   description = 'remark became note.'
+ *   instructionsToMigrateToPreviousVersion = []
+ *
+ *   @ ConvertResponseToPreviousVersionFor(Unused) // at ready(): this error; a webhook's or job's: { checkUsage: false }
+ *   noteToRemark (response: ResponseInfo) { response.body.remark = response.body.note }
+ * }
+ * ```
  */
 export const RouteResponseBySchemaConverterDoesNotApplyToAnythingError =
   createError<'FST_VERSIONER_RESPONSE_CONVERTER_UNUSED', 500, [message: string]>('FST_VERSIONER_RESPONSE_CONVERTER_UNUSED', '%s', 500, asBase(RouterGenerationError))
 
 /**
  * A by-path converter matches no route in its version.
- * @example `@ConvertRequestToNextVersionFor('/users/:id', ['PUT'])` with no PUT route
+ * @example
+ * ```ts
+ * class NotifyWasSendEmail extends VersionChange {
+ *   description = 'sendEmail became notify.'
+ *   instructionsToMigrateToPreviousVersion = []
+ *
+ *   @ ConvertRequestToNextVersionFor('/users/:id', ['PUT']) // at ready(), with no PUT /users/:id in this version: this error
+ *   notify (request: RequestInfo) { request.queryParams.notify = request.queryParams.sendEmail }
+ * }
+ * ```
  */
 export const RouteByPathConverterDoesNotApplyToAnythingError =
   createError<'FST_VERSIONER_PATH_CONVERTER_UNUSED', 500, [message: string]>('FST_VERSIONER_PATH_CONVERTER_UNUSED', '%s', 500, asBase(RouterGenerationError))
@@ -89,7 +118,10 @@ export const InstructionDoesNotApplyToAnythingError = createError<'FST_VERSIONER
 
 /**
  * An HTTP method name in `endpoint(...)` or a by-path converter is not one Fastify can route.
- * @example `endpoint('/users', ['GETT'])`
+ * @example
+ * ```ts
+ * endpoint('/users', ['PROPFIND']).didntExist // in a version change: at ready(), unless app.addHttpMethod('PROPFIND')
+ * ```
  */
 export const LintingError = createError<'FST_VERSIONER_LINTING', 500, [methods: string]>('FST_VERSIONER_LINTING',
   'The following HTTP methods are not valid: %s. Use HTTP methods such as GET, POST, PUT, PATCH, DELETE, OPTIONS, HEAD.', 500)
