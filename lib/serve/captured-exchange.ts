@@ -6,7 +6,15 @@
 import type { ServedRoute } from './usage-events'
 import type { RenderCount } from './webhook-capture'
 
-/** A request as recorded: its body (absent without one), path parameters, query string and headers. */
+/**
+ * A request as recorded: its body (absent without one), path parameters, query string and headers.
+ * @example
+ * ```ts
+ * import diagnosticsChannel from 'node:diagnostics_channel'
+ * const tenantOf = (request: RecordedRequest): unknown => request.headers['x-tenant-id'] // as the client sent it
+ * diagnosticsChannel.subscribe('fastify-versioner:exchange', (message) => console.log(tenantOf((message as CapturedExchange).clientRequest)))
+ * ```
+ */
 export interface RecordedRequest {
   readonly body?: unknown
   /** The path parameters (`{ customerId: '…' }`); absent from exchanges recorded before they were. */
@@ -15,7 +23,18 @@ export interface RecordedRequest {
   readonly headers: Record<string, unknown>
 }
 
-/** A response as recorded: its status, headers and body (JSON data; absent without one). */
+/**
+ * A response as recorded: its status, headers and body (JSON data; absent without one).
+ * @example
+ * ```ts
+ * import diagnosticsChannel from 'node:diagnostics_channel'
+ * const failed = (response: RecordedResponse): boolean => response.status >= 500
+ * diagnosticsChannel.subscribe('fastify-versioner:exchange', (message) => {
+ *   const { version, clientResponse } = message as CapturedExchange
+ *   if (failed(clientResponse)) console.error(`a ${clientResponse.status} served to a client of ${version}`)
+ * })
+ * ```
+ */
 export interface RecordedResponse {
   readonly status: number
   readonly headers: Record<string, unknown>
