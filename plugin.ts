@@ -50,7 +50,8 @@ export { migrateResponseBody, type MigrateResponseBodyOptions } from './lib/serv
 export type { ServedEvent, ServedRoute } from './lib/serve/usage-events'
 export type { UpgradePreviewOptions, UpgradePreviewEvent, JsonPatchOperation } from './lib/serve/upgrade-preview'
 export type { PreviewRequestError } from './lib/serve/preview-render'
-export type { CaptureExchangesOptions, CapturedExchange, RecordedRequest, RecordedResponse } from './lib/serve/exchange-capture'
+export type { CaptureExchangesOptions } from './lib/serve/exchange-capture'
+export type { CapturedExchange, RecordedRequest, RecordedResponse } from './lib/serve/captured-exchange'
 export type { CapturedBody, CapturedWebhook, RenderCount } from './lib/serve/webhook-capture'
 export type { VersionerDecoration } from './lib/versioner'
 export type { VersionedRouteInfo } from './lib/routes/route-table'
@@ -76,13 +77,12 @@ export type {
 export type { FieldDeprecationOptions } from './lib/describe/field-deprecation'
 export type { Brownout, BrownoutWindow } from './lib/describe/release-dates'
 export type { HttpMethod } from './lib/core/http-methods'
-export {
-  ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, type ConverterDecorator, type RequestConverterOptions,
-  type ResponseConverterOptions, type ResponsePathConverterOptions
-} from './lib/describe/converter-decorators'
+export { ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, type ConverterDecorator } from './lib/describe/converter-decorators'
+export type { RequestConverterOptions, ResponseConverterOptions, ResponsePathConverterOptions } from './lib/describe/converter-arguments'
 export { isFormFile, type RequestInfo, type ResponseInfo, type UntypedBody, type FormFields, type FormFile, type FormValue, type FormParsedValue, type CookieOptions } from './lib/describe/converter-info'
 export { extendSchema, type ExtendedProperties, type ExtendedObjectSchema } from './lib/describe/extend-schema'
 export type { SchemaLike, ObjectSchemaLike, TypeBox1Schema, StaticOf } from './lib/core/json-schema'
 export { defineValidator, withValidators, type NamedValidator } from './lib/describe/named-validators'
 export { generateVersionedSchemas, VersionedSchemas, type SchemaLookup, type GenerateVersionedSchemasOptions } from './lib/schemas/versioned-schemas'
 export * from './lib/core/errors'
+export * from './lib/core/request-errors'

@@ -286,7 +286,7 @@ function interfaceMembers (file: string, name: string): string[] {
 
 test("the README's errors table lists every error of errorCodes, with its class; its options table every option", async (t) => {
   const readme = texts.get('README.md') as string
-  const errors = readText(join(root, 'lib', 'core', 'errors.ts'))
+  const errors = ['errors.ts', 'request-errors.ts'].map((file) => readText(join(root, 'lib', 'core', file))).join('\n')
   const classes = new Map([...errors.matchAll(/export const (\w+) =\s*createError<'(FST_VERSIONER_\w+)'/g)].map((match) => [match[2], match[1]]))
   const listed = [...errors.matchAll(/^ {2}(FST_VERSIONER_\w+): (\w+),?$/gm)].map((match) => [match[1], match[2]])
   t.ok(listed.length > 20, `${listed.length} codes in errorCodes`)

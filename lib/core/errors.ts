@@ -2,10 +2,15 @@
  * Stage `lib/core/`: shared helpers that know nothing of versions (errors, warnings, symbols, JSON Schema, dates, methods).
  *
  * Every error fastify-versioner throws or answers with, built with `@fastify/error` and collected in {@link errorCodes}
- * (docs/errors.md): start-up errors name what is at fault, request errors the bad value and what is accepted.
+ * (docs/errors.md): start-up errors name what is at fault; request errors (./request-errors.ts) the bad value and what
+ * is accepted.
  * @module
  */
 import createError, { type FastifyErrorConstructor } from '@fastify/error'
+import {
+  ConverterFailedError, InvalidApiVersionError, InvalidUpgradeRangeError, MissingApiVersionError, OpenApiVersionNotFoundError,
+  UnconvertibleResponseError, VersionerLatestRequestValidationError, VersionPickerError
+} from './request-errors'
 
 /** `@fastify/error` types its `Base` parameter as a plain `ErrorConstructor`; our own classes are valid bases. */
 function asBase (constructor: FastifyErrorConstructor<{ code: string }, [string]>): ErrorConstructor {
@@ -53,21 +58,50 @@ export const RouterPathParamsModifiedError = createError<'FST_VERSIONER_ROUTER_P
 
 /**
  * A request converter names a schema no route's request uses (`checkUsage: false` allows it).
- * @example `@ConvertRequestToNextVersionFor(Unused)`
+ * @example
+ * ```ts
+ * const Unused = Type.Object({ note: Type.String() }, { $id: 'Unused' }) // no route's request body holds it
+ * class NoteWasRemark extends VersionChange {
+ *   description = 'remark became note.'
+ *   instructionsToMigrateToPreviousVersion = []
+ *
+ *   @ ConvertRequestToNextVersionFor(Unused) // at ready(): this error
+ *   remarkToNote (request: RequestInfo) { request.body.note = request.body.remark }
+ * }
+ * ```
  */
 export const RouteRequestBySchemaConverterDoesNotApplyToAnythingError =
   createError<'FST_VERSIONER_REQUEST_CONVERTER_UNUSED', 500, [message: string]>('FST_VERSIONER_REQUEST_CONVERTER_UNUSED', '%s', 500, asBase(RouterGenerationError))
 
 /**
  * A response converter names a schema no route's response uses (`checkUsage: false` allows it).
- * @example `@ConvertResponseToPreviousVersionFor(Unused)`
+ * @example
+ * ```ts
+ * const Unused = Type.Object({ note: Type.String() }, { $id: 'Unused' }) // no route's response holds it
+ * class NoteWasRemark extends VersionChange {
+ *   description = 'remark became note.'
+ *   instructionsToMigrateToPreviousVersion = []
+ *
+ *   @ ConvertResponseToPreviousVersionFor(Unused) // at ready(): this error; a webhook's or job's: { checkUsage: false }
+ *   noteToRemark (response: ResponseInfo) { response.body.remark = response.body.note }
+ * }
+ * ```
  */
 export const RouteResponseBySchemaConverterDoesNotApplyToAnythingError =
   createError<'FST_VERSIONER_RESPONSE_CONVERTER_UNUSED', 500, [message: string]>('FST_VERSIONER_RESPONSE_CONVERTER_UNUSED', '%s', 500, asBase(RouterGenerationError))
 
 /**
  * A by-path converter matches no route in its version.
- * @example `@ConvertRequestToNextVersionFor('/users/:id', ['PUT'])` with no PUT route
+ * @example
+ * ```ts
+ * class NotifyWasSendEmail extends VersionChange {
+ *   description = 'sendEmail became notify.'
+ *   instructionsToMigrateToPreviousVersion = []
+ *
+ *   @ ConvertRequestToNextVersionFor('/users/:id', ['PUT']) // at ready(), with no PUT /users/:id in this version: this error
+ *   notify (request: RequestInfo) { request.queryParams.notify = request.queryParams.sendEmail }
+ * }
+ * ```
  */
 export const RouteByPathConverterDoesNotApplyToAnythingError =
   createError<'FST_VERSIONER_PATH_CONVERTER_UNUSED', 500, [message: string]>('FST_VERSIONER_PATH_CONVERTER_UNUSED', '%s', 500, asBase(RouterGenerationError))
@@ -83,52 +117,14 @@ export const InstructionDoesNotApplyToAnythingError = createError<'FST_VERSIONER
   'FST_VERSIONER_INSTRUCTION_UNUSED', '%s', 500, asBase(InvalidGenerationInstructionError))
 
 /**
- * 500: a migrated request fails the HEAD schemas (a converter's or an instruction's bug), logged.
- * @example `{ statusCode: 500, code: 'FST_VERSIONER_LATEST_REQUEST_VALIDATION' }`
- */
-export const VersionerLatestRequestValidationError = createError<'FST_VERSIONER_LATEST_REQUEST_VALIDATION', 500, [version: string]>('FST_VERSIONER_LATEST_REQUEST_VALIDATION',
-  'The request could not be migrated from API version %s to the latest version. This is a server error; it has been logged.', 500)
-
-/**
- * 500: a converter threw or rejected (an `Error` with a 4xx `statusCode` is a refusal, answered as it is), logged.
- * @example `{ statusCode: 500, code: 'FST_VERSIONER_CONVERTER_FAILED' }`
- */
-export const ConverterFailedError = createError<'FST_VERSIONER_CONVERTER_FAILED', 500, [version: string]>('FST_VERSIONER_CONVERTER_FAILED',
-  'A converter failed while migrating this request or response of API version %s. This is a server error; it has been logged.', 500)
-
-/**
- * 500: a response holds a value its version cannot express once converted (an unmapped HEAD enum member).
- * @example `{ statusCode: 500, code: 'FST_VERSIONER_UNCONVERTIBLE_RESPONSE' }`
- */
-export const UnconvertibleResponseError = createError<'FST_VERSIONER_UNCONVERTIBLE_RESPONSE', 500, [message: string]>(
-  'FST_VERSIONER_UNCONVERTIBLE_RESPONSE', '%s', 500)
-
-/**
  * An HTTP method name in `endpoint(...)` or a by-path converter is not one Fastify can route.
- * @example `endpoint('/users', ['GETT'])`
+ * @example
+ * ```ts
+ * endpoint('/users', ['PROPFIND']).didntExist // in a version change: at ready(), unless app.addHttpMethod('PROPFIND')
+ * ```
  */
 export const LintingError = createError<'FST_VERSIONER_LINTING', 500, [methods: string]>('FST_VERSIONER_LINTING',
   'The following HTTP methods are not valid: %s. Use HTTP methods such as GET, POST, PUT, PATCH, DELETE, OPTIONS, HEAD.', 500)
-
-/**
- * 400: the request names a malformed version, or one this API does not serve.
- * @example
- * ```ts
- * declare const app: FastifyInstance // serving 2001-01-01 and 2000-01-01 in the x-api-version header
- * await app.inject({ method: 'POST', url: '/users', payload: {}, headers: { 'x-api-version': '1999-01-01' } }) // 400: too old
- * ```
- */
-export const InvalidApiVersionError = createError<'FST_VERSIONER_INVALID_API_VERSION', 400, [message: string]>('FST_VERSIONER_INVALID_API_VERSION', '%s', 400)
-
-/**
- * 400: a versioned route was requested without a version, and no default is configured.
- * @example
- * ```ts
- * declare const app: FastifyInstance // serving 2001-01-01 and 2000-01-01 in the x-api-version header
- * await app.inject({ method: 'POST', url: '/users', payload: {} }) // 400 without apiVersionDefaultValue
- * ```
- */
-export const MissingApiVersionError = createError<'FST_VERSIONER_MISSING_API_VERSION', 400, [message: string]>('FST_VERSIONER_MISSING_API_VERSION', '%s', 400)
 
 /**
  * A programmatic API got a version the bundle does not hold.
@@ -172,16 +168,6 @@ export const InvalidOptionError = createError<'FST_VERSIONER_INVALID_OPTION', 50
  * ```
  */
 export const NotReadyError = createError<'FST_VERSIONER_NOT_READY', 500, [what: string]>('FST_VERSIONER_NOT_READY', '%s is only available after app.ready().', 500)
-
-/**
- * 404: `GET /openapi.json` was asked for a version that has no document.
- * @example
- * ```ts
- * declare const app: FastifyInstance // serving 2001-01-01 and 2000-01-01 in the x-api-version header
- * await app.inject({ url: '/openapi.json?version=1999-01-01' }) // 404, listing the versions
- * ```
- */
-export const OpenApiVersionNotFoundError = createError<'FST_VERSIONER_OPENAPI_NOT_FOUND', 404, [message: string]>('FST_VERSIONER_OPENAPI_NOT_FOUND', '%s', 404)
 
 /**
  * The tools could not use an application: it cannot be loaded, exports no app with the plugin, or a saved folder cannot
@@ -234,22 +220,6 @@ export const InvalidWebhookSecretError = createError<'FST_VERSIONER_INVALID_WEBH
  */
 export const VersionerAlreadyRegisteredError = createError<'FST_VERSIONER_ALREADY_REGISTERED', 500, [message: string]>(
   'FST_VERSIONER_ALREADY_REGISTERED', '%s', 500)
-
-/**
- * 500: a version picker threw something not an `Error`, or read before routing what only exists after it.
- * @example `pick () { throw 'no account' }`
- */
-export const VersionPickerError = createError<'FST_VERSIONER_VERSION_PICKER', 500, [message: string, options?: { cause: unknown }]>('FST_VERSIONER_VERSION_PICKER', '%s', 500)
-
-/**
- * 400: the upgrade guide needs `from` and `to`, two versions, `from` older.
- * @example
- * ```ts
- * declare const app: FastifyInstance // serving 2001-01-01 and 2000-01-01 in the x-api-version header
- * await app.inject({ url: '/docs/upgrade?from=2001-01-01&to=2000-01-01' }) // 400: from must be the older
- * ```
- */
-export const InvalidUpgradeRangeError = createError<'FST_VERSIONER_INVALID_UPGRADE_RANGE', 400, [message: string]>('FST_VERSIONER_INVALID_UPGRADE_RANGE', '%s', 400)
 
 /**
  * Every error class of fastify-versioner, keyed by its code.

@@ -4,58 +4,45 @@
  * @module
  */
 import 'reflect-metadata'
-import type { TSchema } from '@sinclair/typebox'
 import type { RequestInfo, ResponseInfo } from './converter-info'
 import { VersionerStructureError } from '../core/errors'
-import { normaliseMethods, type HttpMethod } from '../core/http-methods'
-import { describeValue, isSchemaObject, kindOf, nameOf, refId, type SchemaLike } from '../core/json-schema'
+import type { HttpMethod } from '../core/http-methods'
+import { describeValue, type SchemaLike } from '../core/json-schema'
 import { kConverters } from '../core/symbols'
 import { ANOTHER_COPY, hasKeyOfAnotherCopy } from '../core/other-copies'
-import { decoratorName, handCallMisuse, parameterOf } from './hand-called-decorators'
+import { handCallMisuse, parameterOf } from './hand-called-decorators'
+import {
+  parseDeclaration, schemaKey, type ConverterDeclaration, type RequestConverterOptions, type ResponseConverterOptions,
+  type ResponsePathConverterOptions
+} from './converter-arguments'
 
 // Node 20 has no Symbol.metadata; TypeScript and esbuild pass `context.metadata` only when it exists.
 ;(Symbol as any).metadata ??= Symbol.for('Symbol.metadata')
 
-/** Options of a by-schema request converter. */
-export interface RequestConverterOptions {
-  /** Fail at start-up when no route's request uses the schema(s) (default `true`). */
-  checkUsage?: boolean
-}
-
-/** Options of a by-schema response converter. */
-export interface ResponseConverterOptions {
-  /** Fail at start-up when no route's response uses the schema(s) (default `true`). */
-  checkUsage?: boolean
-  /** Also run on error responses (status ≥ 300), thrown or returned (default `false`). */
-  migrateHttpErrors?: boolean
-}
-
-/** Options of a by-path response converter. */
-export interface ResponsePathConverterOptions {
-  /** Also run on error responses (status ≥ 300), thrown or returned (default `false`). */
-  migrateHttpErrors?: boolean
-}
-
-/** What a converter applies to: routes using schemas, or one route by its (HEAD) path and methods. */
-export type ConverterTarget =
-  | { readonly kind: 'schema', readonly schemas: readonly TSchema[] }
-  | { readonly kind: 'path', readonly path: string, readonly methods: readonly HttpMethod[] }
-
 /** One converter, as read from a version change class. */
-export interface ConverterEntry {
-  readonly direction: 'request' | 'response'
-  readonly target: ConverterTarget
-  readonly checkUsage: boolean
-  readonly migrateHttpErrors: boolean
+export interface ConverterEntry extends ConverterDeclaration {
   readonly methodName: string | symbol
   readonly isStatic: boolean
 }
 
-type Declaration = Omit<ConverterEntry, 'methodName' | 'isStatic'>
-
 /**
  * A method decorator for converters, usable with `experimentalDecorators` and with standard decorators.
  * The decorated method takes exactly one parameter.
+ * @example
+ * ```ts
+ * const UserResource = Type.Object({ id: Type.String() }, { $id: 'UserResource' })
+ * // Our converters of user responses also run on error responses
+ * function ForUserResponses (): ConverterDecorator<ResponseInfo<never>> {
+ *   return ConvertResponseToPreviousVersionFor(UserResource, { migrateHttpErrors: true })
+ * }
+ * class PrefixedUserIds extends VersionChange {
+ *   description = 'User ids start with usr_.'
+ *   instructionsToMigrateToPreviousVersion = []
+ *
+ *   @ ForUserResponses()
+ *   unprefixed (response: ResponseInfo) { response.body.id = response.body.id.replace(/^usr_/, '') }
+ * }
+ * ```
  */
 export interface ConverterDecorator<Info> {
   <This, Method extends (this: This, info: Info) => unknown>(value: Method & ExactlyOneParameter<Method>, context: ClassMethodDecoratorContext<This, Method>): void
@@ -67,64 +54,6 @@ export interface ConverterDecorator<Info> {
 /** Rejects (at compile time) a converter method that does not take exactly one parameter. */
 type ExactlyOneParameter<Method extends (...args: never[]) => unknown> =
   Parameters<Method> extends [unknown] ? unknown : { readonly 'a converter takes exactly one parameter': never }
-
-const SCHEMA_KEYWORDS = ['type', 'properties', 'items', 'anyOf', 'allOf', 'oneOf', 'enum', 'const', '$ref', '$id', 'not',
-  'patternProperties', 'additionalProperties', 'prefixItems', 'required', 'format', 'pattern']
-
-/** True for a TypeBox schema or an object with at least one JSON Schema keyword. */
-function looksLikeSchema (value: unknown): boolean {
-  return isSchemaObject(value) && (kindOf(value) !== undefined || SCHEMA_KEYWORDS.some((keyword) => keyword in value))
-}
-
-function isMethods (value: unknown): boolean {
-  return typeof value === 'string' || (Array.isArray(value) && value.every((item) => typeof item === 'string'))
-}
-
-function readOptions (options: Record<string, unknown>, allowed: readonly string[], display: string): Record<string, boolean> {
-  for (const [key, value] of Object.entries(options)) {
-    if (!allowed.includes(key)) {
-      throw new VersionerStructureError(`${display}: option '${key}' does not apply here; allowed: ${allowed.join(', ') || 'none'}.`)
-    }
-    if (typeof value !== 'boolean') throw new VersionerStructureError(`${display}: option '${key}' must be true or false.`)
-  }
-  return options as Record<string, boolean>
-}
-
-function parseDeclaration (direction: 'request' | 'response', args: unknown[]): Declaration {
-  const display = `@${decoratorName(direction)}(${args.map((arg) => describeValue(arg)).join(', ')})`
-  const last = args[args.length - 1]
-  const hasOptions = args.length > 1 && isSchemaObject(last) && !looksLikeSchema(last)
-  const given = hasOptions ? args.slice(0, -1) : args
-  const [first, ...rest] = given
-  let target: ConverterTarget
-  if (typeof first === 'string') {
-    if (!first.startsWith('/')) throw new VersionerStructureError(`${display}: a path must start with '/'.`)
-    if (rest.length === 0 || !isMethods(rest[0])) {
-      throw new VersionerStructureError(`${display}: if a path is given as the first argument, methods must be given as the second ` +
-        "(a method name such as 'PUT', or a list of them).")
-    }
-    const methods = normaliseMethods(rest[0])
-    if (rest.length > 1) throw new VersionerStructureError(`${display}: if a path is given as the first argument, no schemas can be added.`)
-    target = { kind: 'path', path: first, methods: Object.freeze(methods) }
-  } else {
-    const schemas = given
-    if (schemas.length === 0) throw new VersionerStructureError(`${display}: give the schema(s) whose routes it converts, or a path and methods.`)
-    for (const schema of schemas) {
-      if (!looksLikeSchema(schema)) {
-        throw new VersionerStructureError(`${display}: if a schema is given as the first argument, all other arguments must be schemas ` +
-          `(and an options object last); got ${describeValue(schema)}.`)
-      }
-    }
-    const keys = (schemas as TSchema[]).map(schemaKey)
-    const twice = schemas.find((_schema, index) => keys.indexOf(keys[index]) !== index)
-    if (twice !== undefined) throw new VersionerStructureError(`${display}: the converter is declared twice for ${describeValue(twice)}: it would run twice on each occurrence.`)
-    target = { kind: 'schema', schemas: Object.freeze(schemas as TSchema[]) }
-  }
-  // By path, a converter applies to one route: there is no usage to check.
-  const allowed = [...(target.kind === 'schema' ? ['checkUsage'] : []), ...(direction === 'response' ? ['migrateHttpErrors'] : [])]
-  const options = readOptions(hasOptions ? last as Record<string, unknown> : {}, allowed, display)
-  return { direction, target: Object.freeze(target), checkUsage: options.checkUsage ?? true, migrateHttpErrors: options.migrateHttpErrors ?? false }
-}
 
 function checkArity (method: unknown, where: string, direction: 'request' | 'response'): void {
   const parameter = parameterOf(direction)
@@ -141,7 +70,7 @@ function isDecoratorContext (value: unknown): value is DecoratorContext {
   return typeof value === 'object' && value !== null && 'kind' in value && 'name' in value
 }
 
-function makeDecorator<Info> (declaration: Declaration): ConverterDecorator<Info> {
+function makeDecorator<Info> (declaration: ConverterDeclaration): ConverterDecorator<Info> {
   function decorate (targetOrValue: unknown, keyOrContext: unknown, descriptor?: PropertyDescriptor): void {
     if (isDecoratorContext(keyOrContext)) {
       const context = keyOrContext
@@ -289,10 +218,4 @@ function refuseTwice (entries: readonly ConverterEntry[], className: string): vo
       seen.add(key)
     }
   }
-}
-
-/** A schema's identity to converters, which find it by its `$id` (any object with that `$id`), else the object. */
-function schemaKey (schema: TSchema): unknown {
-  const id = nameOf(schema)
-  return id === undefined ? schema : `$id ${refId(id)}`
 }

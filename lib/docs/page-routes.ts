@@ -5,7 +5,7 @@
  */
 import { Type } from '@sinclair/typebox'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { InvalidUpgradeRangeError } from '../core/errors'
+import { InvalidUpgradeRangeError } from '../core/request-errors'
 import { toIsoDate } from '../core/iso-date'
 import { resolveVersion } from '../serve/version-picking'
 import { upgradePath, type DocsVersionOptions, type ResolvedDocsOptions } from './options'

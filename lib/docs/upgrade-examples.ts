@@ -4,7 +4,7 @@
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
-import { UnconvertibleResponseError } from '../core/errors'
+import { UnconvertibleResponseError } from '../core/request-errors'
 import { exampleOf } from '../values/examples'
 import { applyShape } from '../values/shape-walk'
 import { copyJson, runStepsToBody } from '../serve/step-runner'

@@ -9,7 +9,7 @@ import type { SchemaGeneration } from '../schemas/generation'
 import { sameButModifiers, type Seed } from '../schemas/seeds'
 import { kindOf, nameOf, type SchemaObject } from '../core/json-schema'
 import { everySubschema } from '../core/subschemas'
-import type { ConverterTarget } from '../describe/converter-decorators'
+import type { ConverterTarget } from '../describe/converter-arguments'
 import type { GenerationStep } from '../describe/versions'
 
 /** True when a by-path converter names this route as it stands at a level. */

@@ -10,7 +10,15 @@ import { isEndpointInstruction, type EndpointHadInstruction, type EndpointInstru
 import { deepEqual, describeValue } from '../core/json-schema'
 import type { GenerationStep } from '../describe/versions'
 
-/** Route attributes instructions can change (OpenAPI text, visibility, success status, response schemas). */
+/**
+ * Route attributes instructions can change (OpenAPI text, visibility, success status, response schemas).
+ * @example
+ * ```ts
+ * declare const app: FastifyInstance // ready
+ * const label = (path: string, attributes: RouteAttributes): string => `${path}${attributes.deprecated === true ? ' (deprecated)' : ''}`
+ * for (const route of app.versioner.routes.get('2000-01-01') ?? []) console.log(label(route.path, route.attributes))
+ * ```
+ */
 export interface RouteAttributes {
   readonly summary?: string
   readonly description?: string

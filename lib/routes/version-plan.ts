@@ -22,7 +22,15 @@ export type RequestPart = 'body' | 'querystring' | 'params' | 'headers'
 /** The request parts, in the order Fastify validates them. */
 export const REQUEST_PARTS: readonly RequestPart[] = ['params', 'body', 'querystring', 'headers']
 
-/** A route's schema as Fastify takes it (the body and responses in any of Fastify's forms: ./schema-forms.ts). */
+/**
+ * A route's schema as Fastify takes it (the body and responses in any of Fastify's forms: ./schema-forms.ts).
+ * @example
+ * ```ts
+ * declare const app: FastifyInstance // ready
+ * const takesBody = (schema: RouteSchema): boolean => schema.body !== undefined
+ * const writes = (app.versioner.routes.get('2000-01-01') ?? []).filter((route) => takesBody(route.schema))
+ * ```
+ */
 export interface RouteSchema {
   body?: unknown
   querystring?: TSchema

@@ -40,7 +40,15 @@ export interface WebhookDefinition<S extends SchemaLike = TSchema> {
   onlyExistsInOlderVersions?: boolean
 }
 
-/** A declared webhook with its state in every version (computed when the application is ready). */
+/**
+ * A declared webhook with its state in every version (computed when the application is ready).
+ * @example
+ * ```ts
+ * declare const app: FastifyInstance // ready, with webhooks declared
+ * const described = (webhook: DeclaredWebhook): string => `${webhook.method} ${webhook.name}${webhook.attributes.deprecated === true ? ' (deprecated)' : ''}`
+ * for (const webhook of app.versioner.webhooks.list()) console.log(described(webhook))
+ * ```
+ */
 export interface DeclaredWebhook {
   readonly name: string
   readonly method: HttpMethod

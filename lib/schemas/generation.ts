@@ -15,15 +15,6 @@ import { isSchemaObject, nameOf, refId, type SchemaLike, type SchemaObject } fro
 import { subschemasOf } from '../core/subschemas'
 import { generationSteps, type GenerationStep, type VersionBundle } from '../describe/versions'
 
-/** Options of {@link generateVersionedSchemas}. */
-export interface GenerateVersionedSchemasOptions {
-  /**
-   * Shared schemas (with `$id`) that `$ref`s may point to, such as those given to `app.addSchema`: a `$ref`
-   * to one that a version changes points to its versioned `$id` in that version.
-   */
-  sharedSchemas?: Iterable<SchemaLike>
-}
-
 interface FormRecord {
   readonly forms: TSchema[]
   inputs: readonly unknown[]
@@ -59,8 +50,8 @@ export class SchemaGeneration {
   /** For a generation of other steps than the bundle's (see {@link ofSteps}): the generation it reads shared schemas from. */
   private readonly main: SchemaGeneration | undefined
 
-  constructor (bundle: VersionBundle | { main: SchemaGeneration, steps: readonly GenerationStep[], levels: readonly string[] }, options: GenerateVersionedSchemasOptions = {}) {
-    this.addSharedSchemas((options.sharedSchemas ?? []) as Iterable<TSchema>)
+  constructor (bundle: VersionBundle | { main: SchemaGeneration, steps: readonly GenerationStep[], levels: readonly string[] }, sharedSchemas: Iterable<SchemaLike> = []) {
+    this.addSharedSchemas(sharedSchemas as Iterable<TSchema>)
     const within = 'main' in bundle ? bundle : undefined
     this.walk = new SchemaStates(within?.steps ?? generationSteps(bundle as VersionBundle))
     this.builder = new FormBuilder(this)

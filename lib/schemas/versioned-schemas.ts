@@ -6,9 +6,25 @@ import type { TSchema } from '@sinclair/typebox'
 import type { SchemaLike } from '../core/json-schema'
 import { VersionBundle } from '../describe/versions'
 import { checkInstanceOf } from '../core/other-copies'
-import { SchemaGeneration, type GenerateVersionedSchemasOptions } from './generation'
+import { SchemaGeneration } from './generation'
 
-export type { GenerateVersionedSchemasOptions }
+/**
+ * Options of {@link generateVersionedSchemas}.
+ * @example
+ * ```ts
+ * declare const versions: VersionBundle // 2001-01-01 added Address's country
+ * const Address = Type.Object({ street: Type.String(), country: Type.String() }, { $id: 'Address' }) // given to app.addSchema
+ * const options: GenerateVersionedSchemasOptions = { sharedSchemas: [Address] } // so that a { $ref: 'Address' } follows its versions
+ * const OldAddress = generateVersionedSchemas(versions, options).get('2000-01-01').get(Address) // without country
+ * ```
+ */
+export interface GenerateVersionedSchemasOptions {
+  /**
+   * Shared schemas (with `$id`) that `$ref`s may point to, such as those given to `app.addSchema`: a `$ref`
+   * to one that a version changes points to its versioned `$id` in that version.
+   */
+  sharedSchemas?: Iterable<SchemaLike>
+}
 
 /**
  * The schemas of one version: `get(HeadSchema)` gives that version's form of a HEAD schema (the HEAD
@@ -87,5 +103,5 @@ export class VersionedSchemas implements Iterable<SchemaLookup> {
  */
 export function generateVersionedSchemas (bundle: VersionBundle, options: GenerateVersionedSchemasOptions = {}): VersionedSchemas {
   checkInstanceOf(bundle, VersionBundle, 'generateVersionedSchemas(bundle, …)')
-  return new VersionedSchemas(new SchemaGeneration(bundle, options))
+  return new VersionedSchemas(new SchemaGeneration(bundle, options.sharedSchemas))
 }

@@ -4,7 +4,7 @@
  * @module
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifySchemaValidationError, FastifyServerOptions } from 'fastify'
-import { UnconvertibleResponseError, VersionerLatestRequestValidationError } from '../core/errors'
+import { UnconvertibleResponseError, VersionerLatestRequestValidationError } from '../core/request-errors'
 import { fastifyPrivate } from '../core/application-root'
 import { isIsoDate, monthOf, versionDate } from '../core/iso-date'
 import type { RequestPart, VersionBehaviour } from '../routes/version-plan'

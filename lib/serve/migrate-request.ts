@@ -4,7 +4,7 @@
  * @module
  */
 import type { FastifyReply, FastifyRequest, FastifySchemaValidationError, preValidationHookHandler } from 'fastify'
-import { InvalidApiVersionError, MissingApiVersionError } from '../core/errors'
+import { InvalidApiVersionError, MissingApiVersionError } from '../core/request-errors'
 import { failureAfterWriteBack, failureError, isThenable, runSteps } from './step-runner'
 import type { ConverterStep } from '../routes/converter-steps'
 import { VersionedRequestInfo } from './converter-inputs'

@@ -6,7 +6,7 @@
 import FindMyWay, { type HTTPMethod } from 'find-my-way'
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify'
 import type { IncomingMessage } from 'node:http'
-import { VersionPickerError } from '../core/errors'
+import { VersionPickerError } from '../core/request-errors'
 import { describeValue } from '../core/json-schema'
 import { kBundleInternals } from '../core/symbols'
 import { isError, isThenable } from './step-runner'

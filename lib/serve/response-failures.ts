@@ -4,7 +4,7 @@
  * @module
  */
 import type { FastifyReply } from 'fastify'
-import { UnconvertibleResponseError } from '../core/errors'
+import { UnconvertibleResponseError } from '../core/request-errors'
 import type { RequestState } from './request-state'
 import { failureError, type FailureContext } from './step-runner'
 

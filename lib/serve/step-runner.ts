@@ -6,7 +6,7 @@
 import type { ConverterStep } from '../routes/converter-steps'
 import type { FastifyRequest } from 'fastify'
 import type { Holder, Occurrence } from '../values/occurrences'
-import { ConverterFailedError } from '../core/errors'
+import { ConverterFailedError } from '../core/request-errors'
 import { setOwn } from '../core/own-properties'
 import { inspect } from 'node:util'
 

@@ -5,7 +5,8 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { FastifyBaseLogger } from 'fastify'
-import { ConverterFailedError, InvalidOptionError, InvalidWebhookBodyError } from '../core/errors'
+import { InvalidOptionError, InvalidWebhookBodyError } from '../core/errors'
+import { ConverterFailedError } from '../core/request-errors'
 import { versionDateOf } from '../core/iso-date'
 import { describeValue, isSchemaObject, type SchemaLike, type ReadonlyDeep, type StaticOf } from '../core/json-schema'
 import { checkedWebhookId, webhookKeys, webhookSignature } from '../core/webhook-signatures'

@@ -16,7 +16,15 @@ import { verify, type VerifyFindings, type VerifyOptions } from './verify'
 import { selectApis, versionedApis, type VersionedApi } from './versioned-apis'
 import { commandArgument, describeThrown } from './terminal-text'
 
-/** Where a command writes (the process's streams, or a test's collectors). */
+/**
+ * Where a command writes (the process's streams, or a test's collectors).
+ * @example
+ * ```ts
+ * const lines: string[] = []
+ * const collect: CommandOutput = { out: (line) => lines.push(line), err: (line) => lines.push(`error: ${line}`) }
+ * const code = await runCli(['check', 'dist/app.js', '--against', 'openapi'], collect) // lines: what it printed
+ * ```
+ */
 export interface CommandOutput {
   readonly out: (line: string) => void
   readonly err: (line: string) => void

@@ -6,7 +6,7 @@
  * line and what is wrong. Blank lines separate nothing and are passed over.
  * @module
  */
-import type { CapturedExchange } from '../serve/exchange-capture'
+import type { CapturedExchange } from '../serve/captured-exchange'
 import type { CapturedWebhook } from '../serve/webhook-capture'
 import { parseJsonText } from './json-text'
 

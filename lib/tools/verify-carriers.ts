@@ -25,7 +25,15 @@ import type { VerifyFinding } from './verify-replay'
 import { CarrierReplays, type Carried, type Carrier } from './carrier-replays'
 import { examplesOf, responseTarget, type VerifyEnvironment } from './verify-targets'
 
-/** A schema converted unalike by two carriers in a version (`'converted unalike'`), named on the carrier that differs. */
+/**
+ * A schema converted unalike by two carriers in a version (`'converted unalike'`), named on the carrier that differs.
+ * @example
+ * ```ts
+ * declare const findings: VerifyFindings // what verify returned
+ * const unalike = findings.filter((finding): finding is CarrierFinding => finding.kind === 'converted unalike')
+ * for (const finding of unalike) console.error(`${finding.route} converts ${finding.pointer} unlike the others in ${finding.version}`)
+ * ```
+ */
 export type CarrierFinding = Omit<VerifyFinding, 'kind'> & { readonly kind: 'converted unalike' }
 
 /** The carriers of one version: each route's response slots (one status each) and each webhook the version has. */

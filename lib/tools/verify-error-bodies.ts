@@ -1,14 +1,11 @@
 /**
  * `verify`'s check of the error bodies an old client reads (decision 0215): for each versioned route and released
- * version whose request has a schema, one request that fails validation, made simply and deterministically from the
- * version's own schema (a required body field left out, else a wrong JSON type; the same for the query string, the
- * headers and the path parameters), is sent through `app.inject` (no port). An answer of 400 must match the 400
- * response the version's document gives the operation (its own, or the plugin's generic one): an application error
- * handler writing another shape is a finding. A 422 whose body names what the request got wrong reached validation
- * (decision 0174): a status the document does not give is a finding, else its body is checked as a 400's. Any other
- * status (an auth hook's 401, a not-found handler's 404, a 415) did not reach validation, and is none, but for a 500
- * saying a converter failed (a `migrateHttpErrors` one, on the error the request is refused with). Validation
- * fails before the handler; hooks before it run.
+ * version whose request has a schema, one request that fails validation, made from the version's own schema
+ * (`invalidRequest`), is sent through `app.inject` (no port). An answer of 400 must match the 400 response the version's
+ * document gives the operation (its own, or the plugin's generic one): an error handler writing another shape is a
+ * finding. A 422 whose body names what the request got wrong reached validation (decision 0174): a status the document
+ * does not give is a finding, else its body is checked as a 400's. Any other status (a hook's 401, a not-found 404, a
+ * 415) never reached validation and is none, unless a 500 saying a converter failed (a `migrateHttpErrors` one).
  * @module
  */
 import type { FastifyInstance, InjectOptions } from 'fastify'
@@ -20,13 +17,20 @@ import { DocumentValidator } from '../docs/example-validation'
 import { operationKeysOf, operationMethod, PLUGIN_ERROR_RESPONSES } from '../docs/openapi-schemas'
 import { pointerKey, pointerSegment } from '../core/json-schema'
 import { appAjvSetup } from '../core/strict-validator'
-import { ConverterFailedError } from '../core/errors'
+import { ConverterFailedError } from '../core/request-errors'
 import { releasedNow, type ReleaseSource } from '../serve/release-clock'
 import { toolFacts } from './export'
 import { pathVersionUrl } from './every-version'
 import type { VerifyFinding } from './verify-replay'
 
-/** An error body a version's clients read that its document does not describe (`'error body'`). */
+/**
+ * An error body a version's clients read that its document does not describe (`'error body'`).
+ * @example
+ * ```ts
+ * declare const findings: VerifyFindings // what verify returned
+ * const undescribed = findings.filter((finding): finding is ErrorBodyFinding => finding.kind === 'error body')
+ * ```
+ */
 export type ErrorBodyFinding = Omit<VerifyFinding, 'kind'> & { readonly kind: 'error body' }
 
 type Json = Record<string, unknown>

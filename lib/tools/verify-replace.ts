@@ -21,6 +21,12 @@ import type { TSchema } from '@sinclair/typebox'
  * `versions`) clears, lacked since the version change named; or, with `changeVersion` empty, a field the route's
  * `fullReplace: { keeps }` lists that no version of the route lacks. Of kind `'update overwrites'`: a HEAD body field
  * `version` lacks that its request converters set in every partial update (`PATCH`) from it.
+ * @example
+ * ```ts
+ * declare const findings: VerifyFindings // what verify returned
+ * const cleared = findings.filter((finding): finding is ReplaceFinding => finding.kind === 'replace clears')
+ * for (const finding of cleared) console.error(`${finding.route}: a replace from ${finding.version} clears ${finding.pointer}`)
+ * ```
  */
 export type ReplaceFinding = Omit<VerifyFinding, 'kind'> & { readonly kind: 'replace clears' | 'update overwrites' }
 

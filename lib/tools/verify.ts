@@ -44,6 +44,12 @@ import { carrierFindings, type CarrierFinding } from './verify-carriers'
  * One problem `verify` found: a replay's (./verify-replay.ts), a full replace's or partial update's (`'replace clears'`,
  * `'update overwrites'`, ./verify-replace.ts), an error body a version's document does not describe (`'error body'`,
  * ./verify-error-bodies.ts), or a schema two carriers convert differently (`'converted unalike'`, ./verify-carriers.ts).
+ * @example
+ * ```ts
+ * declare const app: FastifyInstance // the application, ready
+ * const onRoute = (findings: readonly VerifyFinding[], route: string): VerifyFinding[] => findings.filter((finding) => finding.route === route)
+ * for (const finding of onRoute(await verify(app), 'POST /users')) console.error(finding.text)
+ * ```
  */
 export type VerifyFinding = ReplayFinding | ReplaceFinding | ErrorBodyFinding | CarrierFinding
 
