@@ -10,7 +10,7 @@ import { processWarning } from './core/warnings'
 import { InvalidOptionError } from './core/errors'
 import { isIsoDate, isMonth, versionDate } from './core/iso-date'
 import { describeValue } from './core/json-schema'
-import { ANOTHER_COPY, ofAnotherCopy } from './core/other-copies'
+import { ANOTHER_COPY, checkInstanceOf, ofAnotherCopy } from './core/other-copies'
 import {
   resolveVersion, VersionPicker, type Resolving, type ApiVersionDefaultValue, type ApiVersionFormat, type ApiVersionLocation
 } from './serve/version-picking'
@@ -210,9 +210,7 @@ export function resolveOptions (options: FastifyVersionerOptions, documentUrl: s
     throw new InvalidOptionError(`Unknown option(s) ${unknown.join(', ')}. Known options: ${[...KNOWN, ...DOCS_OPTION_KEYS].join(', ')}.`)
   }
   const versions = options.versions
-  if (!(versions instanceof VersionBundle)) {
-    throw new InvalidOptionError(`Option 'versions' must be a VersionBundle; got ${ofAnotherCopy(versions, VersionBundle) ? `a VersionBundle ${ANOTHER_COPY}` : describeValue(versions)}.`)
-  }
+  checkInstanceOf(versions, VersionBundle, 'Option \'versions\' must be')
   const location = oneOf('apiVersionLocation', options.apiVersionLocation, ['header', 'path'], 'header')
   const format = oneOf('apiVersionFormat', options.apiVersionFormat, ['date', 'month', 'string'], 'date')
   if (options.apiVersionHeaderName !== undefined) processWarning.FSTVRSDEP001()

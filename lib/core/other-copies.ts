@@ -49,10 +49,11 @@ export function inheritedSymbols (value: object): symbol[] {
 }
 
 /**
- * Throws `FST_VERSIONER_INVALID_OPTION` unless `value` is an instance of `ours`, saying so when another copy made it.
- * @example `checkInstanceOf(bundle, VersionBundle, 'migrateResponseBody(bundle, …)')`
+ * Throws `FST_VERSIONER_INVALID_OPTION` unless `value` is an instance of `ours`, saying so when another copy made it;
+ * the message starts with `needs` (`… needs a VersionBundle; got …`).
+ * @example `checkInstanceOf(bundle, VersionBundle, 'migrateResponseBody(bundle, …) needs')`
  */
-export function checkInstanceOf<T> (value: unknown, ours: abstract new (...args: never[]) => T, call: string): asserts value is T {
+export function checkInstanceOf<T> (value: unknown, ours: abstract new (...args: never[]) => T, needs: string): asserts value is T {
   if (value instanceof ours) return
-  throw new InvalidOptionError(`${call} needs a ${ours.name}; got ${ofAnotherCopy(value, ours) ? `a ${ours.name} ${ANOTHER_COPY}` : describeValue(value)}.`)
+  throw new InvalidOptionError(`${needs} a ${ours.name}; got ${ofAnotherCopy(value, ours) ? `a ${ours.name} ${ANOTHER_COPY}` : describeValue(value)}.`)
 }

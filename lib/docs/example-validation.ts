@@ -5,6 +5,7 @@
  */
 import { fastifyAjv, type AjvInstance, type AppAjvSetup, type Check, type ValidationIssue } from '../core/strict-validator'
 import { tuplesAsItemLists } from './openapi-schemas'
+import { pointerKey } from '../core/json-schema'
 
 /** The key the document is added to Ajv under: its schemas are `<key>#<pointer>`. */
 const DOCUMENT_KEY = 'fastify-versioner-document'
@@ -28,7 +29,7 @@ function draft07Pointer (document: unknown, pointer: string): string {
     const tuple = Array.isArray(step?.items) && !Array.isArray(step?.prefixItems)
     const rest = segment === 'items' && !/^\d+$/.test(segments[index + 1] ?? '')
     const moved = tuple && segment === 'prefixItems' ? 'items' : tuple && rest ? 'additionalItems' : segment
-    node = step?.[moved.replaceAll('~1', '/').replaceAll('~0', '~')]
+    node = step?.[pointerKey(moved)]
     return moved
   }).join('/')
 }

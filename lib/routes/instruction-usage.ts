@@ -123,8 +123,7 @@ function hints (state: VersionerState, head: TSchema, outside: readonly OutsideR
 /** The schemas of a route registered outside `versioned(...)`, as for a versioned one; none when they are not JSON Schema. */
 function schemasOf (schema: Readonly<Record<string, unknown>>, display: string): TSchema[] {
   try {
-    const forms = readRouteForms(schema, [undefined], display)
-    return [...Object.values(forms.parts), ...Object.values(forms.body.schemas), ...forms.responses.flatMap((slots) => Object.values(slots.schemas))]
+    return routeSchemas({ forms: readRouteForms(schema, [undefined], display) })
   } catch {
     return []
   }

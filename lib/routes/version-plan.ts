@@ -125,12 +125,12 @@ export interface BehaviourRoute extends PlannedRoute {
 }
 
 /** Every HEAD schema of a route's request: its parts', and its body's for every media type. */
-export function requestSchemas (route: BehaviourRoute): TSchema[] {
+export function requestSchemas (route: Pick<BehaviourRoute, 'forms'>): TSchema[] {
   return [...Object.values(route.forms.parts), ...Object.values(route.forms.body.schemas)]
 }
 
 /** Every HEAD schema of a route: its request's, and its responses' at `level` (at every level without one). */
-export function routeSchemas (route: BehaviourRoute, level?: number): TSchema[] {
+export function routeSchemas (route: Pick<BehaviourRoute, 'forms'>, level?: number): TSchema[] {
   const responses = level === undefined ? new Set(route.forms.responses) : [route.forms.responses[level]]
   return [...requestSchemas(route), ...[...responses].flatMap((slots) => Object.values(slots.schemas))]
 }

@@ -102,6 +102,6 @@ export class VersionedSchemas implements Iterable<SchemaLookup> {
  * ```
  */
 export function generateVersionedSchemas (bundle: VersionBundle, options: GenerateVersionedSchemasOptions = {}): VersionedSchemas {
-  checkInstanceOf(bundle, VersionBundle, 'generateVersionedSchemas(bundle, …)')
+  checkInstanceOf(bundle, VersionBundle, 'generateVersionedSchemas(bundle, …) needs')
   return new VersionedSchemas(new SchemaGeneration(bundle, options.sharedSchemas))
 }

@@ -201,7 +201,7 @@ function checked (engine: MigrationEngine, at: { schema: TSchema, form: TSchema,
 export function migrateResponseBody<S extends SchemaLike, Body = unknown> (
   bundle: VersionBundle, schema: S, options: MigrateResponseBodyOptions<S> & StandaloneAjv
 ): Body | Promise<Body> {
-  checkInstanceOf(bundle, VersionBundle, 'migrateResponseBody(bundle, …)')
+  checkInstanceOf(bundle, VersionBundle, 'migrateResponseBody(bundle, …) needs')
   // A worker's JavaScript forgetting the options: the coded error, not a TypeError reading `ajv`.
   if (typeof options !== 'object' || options === null) throw new InvalidOptionError('migrateResponseBody(bundle, schema, options) needs options { latestBody, version }.')
   return migrateWith(engineFor(bundle, options.ajv), schema as TSchema, options as MigrateResponseBodyOptions) as Body | Promise<Body>

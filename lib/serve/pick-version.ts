@@ -10,7 +10,7 @@ import { VersionPickerError } from '../core/request-errors'
 import { describeValue } from '../core/json-schema'
 import { kBundleInternals } from '../core/symbols'
 import { isError, isThenable } from './step-runner'
-import { LENIENT_ROUTER, resolveVersion, type PickedVersion, type Resolving } from './version-picking'
+import { LENIENT_ROUTER, resolveVersion, routerOptionsOf, type PickedVersion, type Resolving } from './version-picking'
 import type { ServeOptions } from './serve-options'
 import { requestState, startRequestState, type RequestState } from './request-state'
 
@@ -207,9 +207,8 @@ export class RoutingPicks {
 
   constructor (private readonly options: ServeOptions, private readonly server: FastifyInstance) {
     // As lenient as Fastify's router can be (a path matched here needlessly only costs a pick); its query and `;` as Fastify's.
-    const config = server.initialConfig as { routerOptions?: typeof LENIENT_ROUTER, useSemicolonDelimiter?: boolean }
-    const { querystringParser, useSemicolonDelimiter = config.useSemicolonDelimiter === true } = config.routerOptions ?? {}
-    this.shared = FindMyWay({ ...LENIENT_ROUTER, querystringParser, useSemicolonDelimiter } as typeof LENIENT_ROUTER)
+    const { querystringParser, useSemicolonDelimiter } = routerOptionsOf(server)
+    this.shared = FindMyWay({ ...LENIENT_ROUTER, querystringParser, useSemicolonDelimiter: useSemicolonDelimiter === true } as typeof LENIENT_ROUTER)
   }
 
   /** Notes a method and URL that two HEAD routes share (their requests are picked before routing). */

@@ -93,13 +93,12 @@ export const LENIENT_ROUTER: Parameters<typeof FindMyWay>[0] & { readonly useSem
 export type RouterOptions = NonNullable<Parameters<typeof FindMyWay>[0]>
 
 /**
- * Fastify's router options of `app` (`routerOptions`, or the same at the top level), lenient on regex and length.
+ * Fastify's router options of `app`, as its router takes them: `routerOptions`, or the same at the top level.
  * @example `const router = FindMyWay(routerOptionsOf(app))`
  */
-export function routerOptionsOf (app: FastifyInstance): RouterOptions {
+export function routerOptionsOf (app: FastifyInstance): RouterOptions & { readonly useSemicolonDelimiter?: boolean } {
   const config = app.initialConfig as RouterOptions & { routerOptions?: RouterOptions }
-  const { caseSensitive, ignoreTrailingSlash, ignoreDuplicateSlashes, useSemicolonDelimiter } = { ...config, ...config.routerOptions } as typeof LENIENT_ROUTER
-  return { ...LENIENT_ROUTER, caseSensitive, ignoreTrailingSlash, ignoreDuplicateSlashes, useSemicolonDelimiter } as RouterOptions
+  return { ...config, ...config.routerOptions }
 }
 
 /**
@@ -109,8 +108,7 @@ export function routerOptionsOf (app: FastifyInstance): RouterOptions {
  * @example `checkVersionSegmentLength(app, { location: 'path', format: 'date', versions })`
  */
 export function checkVersionSegmentLength (app: FastifyInstance, options: { location: string, format: ApiVersionFormat, versions: VersionBundle }): void {
-  const config = app.initialConfig as RouterOptions & { routerOptions?: RouterOptions }
-  const limit = { ...config, ...config.routerOptions }.maxParamLength
+  const limit = routerOptionsOf(app).maxParamLength
   if (options.location !== 'path' || typeof limit !== 'number') return
   const dates = options.format === 'string' ? [] : ['YYYY-MM-DD']
   const longest = [...dates, ...options.versions.versionValues].reduce((a, b) => b.length > a.length ? b : a)

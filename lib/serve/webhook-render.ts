@@ -280,6 +280,6 @@ function standaloneWebhook (bundle: VersionBundle, definition: WebhookDefinition
 export async function renderWebhook<B extends SchemaLike, S extends WebhookSubscriber> (
   bundle: VersionBundle, webhook: WebhookDefinition<B>, latestBody: ReadonlyDeep<StaticOf<B>>, options: RenderWebhookOptions<S> & StandaloneAjv
 ): Promise<RenderedWebhook<S>> {
-  checkInstanceOf(bundle, VersionBundle, 'renderWebhook(bundle, …)')
+  checkInstanceOf(bundle, VersionBundle, 'renderWebhook(bundle, …) needs')
   return await render({ engine: engineFor(bundle, options?.ajv), now: Date.now, versionHeader: 'x-api-version' }, standaloneWebhook(bundle, webhook), latestBody, options)
 }
