@@ -162,6 +162,11 @@ export interface RequestInfo<Body = UntypedBody, Next = never> {
   queryParams: Record<string, unknown>
   /** The fields of a form body (url-encoded or multipart), or `undefined` for other bodies (assigning it there changes nothing: assign `body`). */
   form: FormFields | undefined
+  /**
+   * Fastify's `request.signal` (Fastify 5.8 and later; `undefined` before, and where no request is served: `verify`,
+   * `replay`): aborted when the client leaves or `handlerTimeout` passes. Pass it on to what a converter awaits.
+   */
+  readonly signal?: AbortSignal | undefined
 }
 
 /**
@@ -211,4 +216,6 @@ export interface ResponseInfo<Body = UntypedBody, Previous = never> {
   deleteCookie: (name: string, options?: Pick<CookieOptions, 'path' | 'domain' | 'secure' | 'httpOnly' | 'sameSite'>) => void
   /** The reply payload as the handler produced it (a stream or buffer, for example), before any conversion. */
   readonly raw: unknown
+  /** The request's `signal`, as `RequestInfo.signal` has it (`undefined` for a webhook's render). */
+  readonly signal?: AbortSignal | undefined
 }

@@ -52,6 +52,11 @@ export class VersionedRequestInfo implements RequestInfo {
     if (this.formKind !== undefined && fields !== undefined) this.body = fields as UntypedBody
   }
 
+  /** Fastify's `request.signal`, made (by Fastify) on first read only; `undefined` on a Fastify without it. */
+  get signal (): AbortSignal | undefined {
+    return (this.request as { signal?: AbortSignal }).signal
+  }
+
   get cookies (): Record<string, string> {
     if (this.cookieJar === undefined) {
       const parsed = (this.request as FastifyRequest & { cookies?: Record<string, string> }).cookies
@@ -120,6 +125,11 @@ export class VersionedResponseInfo implements ResponseInfo {
 
   set statusCode (value: number) {
     this.reply.code(value)
+  }
+
+  /** The request's `signal` (see `VersionedRequestInfo.signal`). */
+  get signal (): AbortSignal | undefined {
+    return (this.reply.request as { signal?: AbortSignal }).signal
   }
 
   get headers (): Record<string, string | string[] | number | undefined> {

@@ -189,3 +189,43 @@ test('regression: handlerTimeout\'s 503 sent while a converter\'s promise is pen
   t.same(await post('slow handler'), { status: 503, body: { error: { text: timedOut.message } } }, 'no converter pending (a slow handler): the 503 is the version\'s error')
   t.same(await post('no such item'), { status: 404, body: { error: { text: 'no such item' } } }, 'other errors are the version\'s')
 })
+
+test('converters read request.signal: aborted when handlerTimeout passes, so what they await can stop', async (t) => {
+  const seen: Array<{ side: string, reason: unknown }> = []
+  const stopped = (signal: AbortSignal | undefined, side: string) => new Promise<void>((resolve, reject) => {
+    if (signal === undefined) return reject(new Error('no signal'))
+    signal.addEventListener('abort', () => { seen.push({ side, reason: (signal.reason as { code?: string }).code }); resolve() }, { once: true })
+  })
+  class AddSize extends VersionChange {
+    description = 'Things have a size.'
+    instructionsToMigrateToPreviousVersion = [schema(Thing).field('size').didntExist]
+
+    @ConvertRequestToNextVersionFor(Thing)
+    up (request: RequestInfo) {
+      if (request.body.name === 'slow on the way in') return stopped(request.signal, 'request')
+    }
+
+    @ConvertResponseToPreviousVersionFor(Thing)
+    down (response: ResponseInfo) {
+      if (response.body.name === 'slow on the way out') return stopped(response.signal, 'response')
+    }
+  }
+  const app = Fastify({ handlerTimeout: 100 })
+  t.teardown(() => app.close())
+  let handlerSignal: AbortSignal | undefined
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2001-01-01', AddSize), new Version('2000-01-01')), openapiUrl: null })
+  await app.register(versioned(async (api) => {
+    api.post('/things', { schema: { body: Thing, response: { 200: Thing } } }, async (request) => {
+      handlerSignal = request.signal
+      return request.body
+    })
+  }))
+  const post = (name: string) => app.inject({ method: 'POST', url: '/things', headers: { 'x-api-version': '2000-01-01' }, payload: { name } })
+  const [slowIn, slowOut, fine] = await Promise.all([post('slow on the way in'), post('slow on the way out'), post('pen')])
+  t.equal(slowIn.statusCode, 503)
+  t.equal(slowOut.statusCode, 503)
+  t.same(jsonOf(fine), { name: 'pen' })
+  t.same(seen.map(({ side }) => side).sort(), ['request', 'response'], 'both converters saw their request\'s signal abort')
+  t.same(seen.map(({ reason }) => reason), ['FST_ERR_HANDLER_TIMEOUT', 'FST_ERR_HANDLER_TIMEOUT'])
+  t.ok(handlerSignal instanceof AbortSignal, 'the handler reads the same Fastify signal')
+})
