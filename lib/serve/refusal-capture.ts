@@ -1,0 +1,118 @@
+/**
+ * Refused exchanges of `captureExchanges` (decision 0307): a request its version's validation or a request converter
+ * refused with a 4xx once its version was picked, published on `fastify-versioner:exchange` in a form of its own
+ * (`refused`, no handler's request or response), so that `replay` proves an old client is still refused alike; and the
+ * redaction of both forms.
+ * @module
+ */
+import type { CapturedExchange, RecordedRequest, RecordedResponse } from './exchange-capture'
+import type { ServedRoute } from './usage-events'
+import { redact, type RedactedParts, type Redaction } from '../values/redaction'
+
+/**
+ * What refused a request, as the request hook handed it to the error handler: by `validation` (the version's schema:
+ * its part, and the instance path and keyword of its first error) or by a request `converter` (its 4xx error's code and
+ * message). `message` is the error's message (for validation, the text Ajv and the schema error formatter wrote).
+ * @example
+ * ```ts
+ * const refusal: Refusal = { by: 'validation', status: 400, code: 'FST_ERR_VALIDATION', part: 'body', instancePath: '', keyword: 'required', message: "body must have required property 'name'" }
+ * ```
+ */
+export interface Refusal {
+  readonly by: 'validation' | 'converter'
+  readonly status: number
+  readonly code?: string
+  readonly part?: string
+  readonly instancePath?: string
+  readonly keyword?: string
+  readonly message: string
+}
+
+/**
+ * A refused exchange of the channel `fastify-versioner:exchange`: told from a handled one by `refused` (and by having
+ * neither `handlerRequest` nor `handlerResponse`: no handler saw it).
+ * @example
+ * ```ts
+ * import diagnosticsChannel from 'node:diagnostics_channel'
+ * diagnosticsChannel.subscribe('fastify-versioner:exchange', (message) => {
+ *   if ('refused' in (message as object)) {
+ *     const { version, refused, clientResponse } = message as RefusedExchange
+ *     console.log(version, refused.by, clientResponse.status)
+ *   }
+ * })
+ * ```
+ */
+export interface RefusedExchange {
+  /** The version that refused it. */
+  readonly version: string
+  /** The newest version of the application when it was recorded. */
+  readonly latest: string
+  /** The HEAD route (as registered in `versioned(...)`). */
+  readonly route: ServedRoute
+  /** The request as the client sent it (after the application's own earlier hooks). */
+  readonly clientRequest: RecordedRequest
+  /** What refused it. */
+  readonly refused: Refusal
+  /** The error as the error handler answered it, before the version's error converters (`migrateHttpErrors`). */
+  readonly refusedResponse: RecordedResponse
+  /** The response as the client received it. */
+  readonly clientResponse: RecordedResponse
+}
+
+/** The facts of a refusal error (`converter`: thrown by a request converter, else the version's validation). */
+export function refusalOf (error: Error, converter: boolean): Refusal {
+  const { statusCode, status, code, validation, validationContext } = error as Error & Record<string, unknown>
+  const first = Array.isArray(validation) ? validation[0] as { instancePath?: unknown, keyword?: unknown } | undefined : undefined
+  const facts = {
+    by: converter ? 'converter' as const : 'validation' as const,
+    status: typeof statusCode === 'number' ? statusCode : typeof status === 'number' ? status : 400,
+    ...(typeof code === 'string' ? { code } : {}),
+    message: error.message
+  }
+  if (converter) return facts
+  return {
+    ...facts,
+    ...(typeof validationContext === 'string' ? { part: validationContext } : {}),
+    ...(typeof first?.instancePath === 'string' ? { instancePath: first.instancePath } : {}),
+    ...(typeof first?.keyword === 'string' ? { keyword: first.keyword } : {})
+  }
+}
+
+/** The refused exchange redacted as handled ones are (./exchange-capture.ts): named headers and pointers, and their values elsewhere. */
+export function redactedRefusal (exchange: RefusedExchange, redaction: Redaction): RefusedExchange {
+  if (redaction.headers.size === 0 && redaction.pointers.length === 0) return exchange
+  const { clientRequest, refusedResponse, clientResponse, refused } = exchange
+  const data = [
+    { value: clientRequest.body }, { value: clientRequest.query }, { value: clientRequest.params },
+    { value: refusedResponse.body }, { value: clientResponse.body }, { value: { message: refused.message } }
+  ]
+  const headers = [clientRequest.headers, refusedResponse.headers, clientResponse.headers]
+  if (!redact({ headers, data }, redaction)) return exchange
+  return {
+    ...exchange,
+    clientRequest: { ...clientRequest, body: data[0].value, query: data[1].value as Record<string, unknown>, params: data[2].value as Record<string, unknown> },
+    refusedResponse: { ...refusedResponse, body: data[3].value },
+    clientResponse: { ...clientResponse, body: data[4].value },
+    refused: { ...refused, message: (data[5].value as { message: string }).message }
+  }
+}
+
+/** A handled exchange redacted (every copy): named headers and pointers, and their values wherever else they stand. */
+export function redacted (exchange: CapturedExchange, redaction: Redaction): CapturedExchange {
+  if (redaction.headers.size === 0 && redaction.pointers.length === 0) return exchange
+  const { clientRequest, handlerRequest, handlerResponse, clientResponse } = exchange
+  const records = [clientRequest, handlerRequest, handlerResponse, clientResponse]
+  const data = [
+    { value: clientRequest.body }, { value: clientRequest.query }, { value: handlerRequest.body }, { value: handlerRequest.query },
+    { value: handlerResponse.body }, { value: clientResponse.body }, { value: clientRequest.params }, { value: handlerRequest.params }
+  ]
+  const parts: RedactedParts = { headers: records.map((record) => record.headers), data }
+  if (!redact(parts, redaction)) return exchange
+  return {
+    ...exchange,
+    clientRequest: { ...clientRequest, body: data[0].value, params: data[6].value as Record<string, unknown>, query: data[1].value as Record<string, unknown> },
+    handlerRequest: { ...handlerRequest, body: data[2].value, params: data[7].value as Record<string, unknown>, query: data[3].value as Record<string, unknown> },
+    handlerResponse: { ...handlerResponse, body: data[4].value },
+    clientResponse: { ...clientResponse, body: data[5].value }
+  }
+}
