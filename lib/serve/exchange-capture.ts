@@ -17,10 +17,10 @@ import { copyAsWritten, type Replaced } from '../values/written-values'
 import { createChosenSerializerTest } from './own-serializers'
 import { responseSlot } from '../routes/schema-forms'
 import type { ResolvedCaptureExchanges, ServeOptions } from './serve-options'
-import { servedRoute, type ServedRoute } from './usage-events'
+import { servedRoute } from './usage-events'
 import type { AroundHooks } from './route-preparation'
-import { renderCountsNow, rendersSince, type RenderCount } from './webhook-capture'
-import { redacted, redactedRefusal, refusalOf } from './refusal-capture'
+import { renderCountsNow, rendersSince } from './webhook-capture'
+import { redacted, redactedRefusal, refusalOf, type CapturedExchange, type RecordedRequest, type RecordedResponse } from './exchange-records'
 
 /**
  * The `captureExchanges` option.
@@ -40,57 +40,6 @@ export interface CaptureExchangesOptions {
    * leave the process; each value found there is also removed wherever else it stands in the exchange.
    */
   redact?: { headers?: readonly string[], pointers?: readonly string[] }
-}
-
-/** A request as recorded: its body (absent without one), path parameters, query string and headers. */
-export interface RecordedRequest {
-  readonly body?: unknown
-  /** The path parameters (`{ customerId: '…' }`); absent from exchanges recorded before they were. */
-  readonly params?: Record<string, unknown>
-  readonly query: Record<string, unknown>
-  readonly headers: Record<string, unknown>
-}
-
-/** A response as recorded: its status, headers and body (JSON data; absent without one). */
-export interface RecordedResponse {
-  readonly status: number
-  readonly headers: Record<string, unknown>
-  readonly body?: unknown
-}
-
-/**
- * The message of the channel `fastify-versioner:exchange`: one exchange, plain JSON data (one a line, for `replay`).
- * @example
- * ```ts
- * import diagnosticsChannel from 'node:diagnostics_channel'
- * diagnosticsChannel.subscribe('fastify-versioner:exchange', (message) => {
- *   const { version, route, clientResponse } = message as CapturedExchange
- *   console.log(version, route.method, route.url, clientResponse.status)
- * })
- * ```
- */
-export interface CapturedExchange {
-  /** The version that served it. */
-  readonly version: string
-  /** The newest version of the application when it was recorded: `replay` converts between `version` and this one. */
-  readonly latest: string
-  /** The HEAD route (as registered in `versioned(...)`): the method answering the request, the HEAD path. */
-  readonly route: ServedRoute
-  /** The request as the client sent it (after the application's own earlier hooks). */
-  readonly clientRequest: RecordedRequest
-  /** The request as the handler received it: migrated to HEAD, before Fastify's validation. */
-  readonly handlerRequest: RecordedRequest
-  /** The response as the handler returned it (HEAD data), before the response converters. */
-  readonly handlerResponse: RecordedResponse
-  /** The response as the client received it: converted and serialized in its version. */
-  readonly clientResponse: RecordedResponse
-  /** `true` when the version served HEAD data on the route (`everyVersion`). */
-  readonly headData?: true
-  /**
-   * The webhooks rendered while it was served (from its validation to its answer), sampled or not: its handler's, and
-   * any other of the process made meanwhile. Absent from exchanges recorded before it was (decision 0177).
-   */
-  readonly renders?: readonly RenderCount[]
 }
 
 /** The channel (subscribe with `diagnostics_channel.subscribe('fastify-versioner:exchange', …)`). */

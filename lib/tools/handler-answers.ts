@@ -19,7 +19,7 @@ import { clockRule, DeliveryObserver } from './handler-deliveries'
 import { IdsInStrings, mappedForm } from './ids-in-strings'
 import { bodyAsSent } from './sent-bodies'
 import type { DeliveryLine } from './traffic-file'
-import type { Refusal } from '../serve/refusal-capture'
+import type { Refusal } from '../serve/exchange-records'
 import { refusalWords } from './replay-refusals'
 
 /** What the answers showed: findings, exchanges not judged and why, how many were compared, and the places left out. */

@@ -25,7 +25,7 @@ import type { RefResolver } from './data-flow'
 import { fitStandIns } from './redacted-stand-ins'
 import { datesOfText, putBack } from '../values/written-values'
 import { convertedHeaders, lowerCased } from './converted-headers'
-import { refusalOf, type Refusal } from '../serve/refusal-capture'
+import { refusalOf, type Refusal } from '../serve/exchange-records'
 
 /** The value at a JSON pointer of `data` (`undefined` where there is none). */
 export function valueAt (data: unknown, pointer: string): unknown {

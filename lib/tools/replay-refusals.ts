@@ -7,7 +7,7 @@
  * made a converter failure (a 500), it is a finding.
  * @module
  */
-import type { Refusal } from '../serve/refusal-capture'
+import type { Refusal } from '../serve/exchange-records'
 import type { Replayed, Stopped } from './replay-exchange'
 import { REDACTED } from '../values/redaction'
 import type { RecordedRefusal } from './traffic-file'
@@ -22,7 +22,7 @@ export function refusalWords (refused: Omit<Refusal, 'message' | 'status'> & { r
 }
 
 /** A refusal replayed that differs from the one recorded: its kind and what the converters give now. */
-export interface RefusalChange {
+interface RefusalChange {
   readonly kind: 'now accepted' | 'refused otherwise' | 'converter failed'
   readonly recorded: string
   readonly replayed: string

@@ -6,9 +6,9 @@
  * line and what is wrong. Blank lines separate nothing and are passed over.
  * @module
  */
-import type { CapturedExchange } from '../serve/exchange-capture'
+import type { CapturedExchange } from '../serve/exchange-records'
 import type { CapturedWebhook } from '../serve/webhook-capture'
-import type { RefusedExchange } from '../serve/refusal-capture'
+import type { RefusedExchange } from '../serve/exchange-records'
 import { parseJsonText } from './json-text'
 
 /**
@@ -48,7 +48,15 @@ export interface TrafficLine {
  */
 export type RecordedRefusal = Omit<RefusedExchange, 'latest'> & { readonly latest?: string }
 
-/** A refused exchange read from a traffic file, with its line (from 1). */
+/**
+ * A refused exchange read from a traffic file, with its line (from 1).
+ * @example
+ * ```ts
+ * declare const traffic: Traffic
+ * const first: RefusalLine | undefined = traffic.refusals[0]
+ * if (first !== undefined) console.log(`line ${first.line}: ${first.refusal.refused.message}`)
+ * ```
+ */
 export interface RefusalLine {
   readonly line: number
   readonly refusal: RecordedRefusal

@@ -1,13 +1,64 @@
 /**
- * Refused exchanges of `captureExchanges` (decision 0307): a request its version's validation or a request converter
- * refused with a 4xx once its version was picked, published on `fastify-versioner:exchange` in a form of its own
- * (`refused`, no handler's request or response), so that `replay` proves an old client is still refused alike; and the
- * redaction of both forms.
+ * What `captureExchanges` publishes on `fastify-versioner:exchange` (./exchange-capture.ts records it): a handled
+ * exchange, or a refused one (decision 0307: a request its version's validation or a request converter refused with a
+ * 4xx once its version was picked, in a form of its own, `refused`, with no handler's request or response, so that
+ * `replay` proves an old client is still refused alike); the facts of a refusal, and the redaction of both forms.
  * @module
  */
-import type { CapturedExchange, RecordedRequest, RecordedResponse } from './exchange-capture'
 import type { ServedRoute } from './usage-events'
+import type { RenderCount } from './webhook-capture'
 import { redact, type RedactedParts, type Redaction } from '../values/redaction'
+
+/** A request as recorded: its body (absent without one), path parameters, query string and headers. */
+export interface RecordedRequest {
+  readonly body?: unknown
+  /** The path parameters (`{ customerId: '…' }`); absent from exchanges recorded before they were. */
+  readonly params?: Record<string, unknown>
+  readonly query: Record<string, unknown>
+  readonly headers: Record<string, unknown>
+}
+
+/** A response as recorded: its status, headers and body (JSON data; absent without one). */
+export interface RecordedResponse {
+  readonly status: number
+  readonly headers: Record<string, unknown>
+  readonly body?: unknown
+}
+
+/**
+ * The message of the channel `fastify-versioner:exchange`: one exchange, plain JSON data (one a line, for `replay`).
+ * @example
+ * ```ts
+ * import diagnosticsChannel from 'node:diagnostics_channel'
+ * diagnosticsChannel.subscribe('fastify-versioner:exchange', (message) => {
+ *   const { version, route, clientResponse } = message as CapturedExchange
+ *   console.log(version, route.method, route.url, clientResponse.status)
+ * })
+ * ```
+ */
+export interface CapturedExchange {
+  /** The version that served it. */
+  readonly version: string
+  /** The newest version of the application when it was recorded: `replay` converts between `version` and this one. */
+  readonly latest: string
+  /** The HEAD route (as registered in `versioned(...)`): the method answering the request, the HEAD path. */
+  readonly route: ServedRoute
+  /** The request as the client sent it (after the application's own earlier hooks). */
+  readonly clientRequest: RecordedRequest
+  /** The request as the handler received it: migrated to HEAD, before Fastify's validation. */
+  readonly handlerRequest: RecordedRequest
+  /** The response as the handler returned it (HEAD data), before the response converters. */
+  readonly handlerResponse: RecordedResponse
+  /** The response as the client received it: converted and serialized in its version. */
+  readonly clientResponse: RecordedResponse
+  /** `true` when the version served HEAD data on the route (`everyVersion`). */
+  readonly headData?: true
+  /**
+   * The webhooks rendered while it was served (from its validation to its answer), sampled or not: its handler's, and
+   * any other of the process made meanwhile. Absent from exchanges recorded before it was (decision 0177).
+   */
+  readonly renders?: readonly RenderCount[]
+}
 
 /**
  * What refused a request, as the request hook handed it to the error handler: by `validation` (the version's schema:
