@@ -10,7 +10,7 @@ import { describeValue } from '../core/json-schema'
 import { hasWork } from '../routes/version-plan'
 import type { RegisteredRoute } from '../routes/versioner-state'
 import { copyJson } from '../values/json-copy'
-import { pointerSegments, redact, type RedactedParts, type Redaction } from '../values/redaction'
+import { pointerSegments, type Redaction } from '../values/redaction'
 import { currentDependencySolver, registeredRouteOf, requestState } from './request-state'
 import { isJsonText } from './migrate-response'
 import { copyAsWritten, type Replaced } from '../values/written-values'
@@ -20,7 +20,7 @@ import type { ResolvedCaptureExchanges, ServeOptions } from './serve-options'
 import { servedRoute } from './usage-events'
 import type { AroundHooks } from './route-preparation'
 import { renderCountsNow, rendersSince } from './webhook-capture'
-import type { CapturedExchange, RecordedRequest, RecordedResponse } from './captured-exchange'
+import { redacted, redactedRefusal, refusalOf, type CapturedExchange, type RecordedRequest, type RecordedResponse } from './exchange-records'
 
 /**
  * The `captureExchanges` option.
@@ -54,6 +54,8 @@ interface Capture {
   headData?: true
   handlerRequest?: RecordedRequest
   handlerResponse?: RecordedResponse
+  /** A refused request's error as the error handler answered it (./refusal-capture.ts). */
+  refusedResponse?: RecordedResponse
 }
 
 /** The request property holding a request's capture (decorated only when the option is on). */
@@ -128,24 +130,17 @@ function parsedPayload (payload: unknown, reply: FastifyReply): { body: unknown 
   }
 }
 
-/** The exchange redacted (every copy): named headers and pointers, and their values wherever else they stand. */
-function redacted (exchange: CapturedExchange, redaction: Redaction): CapturedExchange {
-  if (redaction.headers.size === 0 && redaction.pointers.length === 0) return exchange
-  const { clientRequest, handlerRequest, handlerResponse, clientResponse } = exchange
-  const records = [clientRequest, handlerRequest, handlerResponse, clientResponse]
-  const data = [
-    { value: clientRequest.body }, { value: clientRequest.query }, { value: handlerRequest.body }, { value: handlerRequest.query },
-    { value: handlerResponse.body }, { value: clientResponse.body }, { value: clientRequest.params }, { value: handlerRequest.params }
-  ]
-  const parts: RedactedParts = { headers: records.map((record) => record.headers), data }
-  if (!redact(parts, redaction)) return exchange
-  return {
-    ...exchange,
-    clientRequest: { ...clientRequest, body: data[0].value, params: data[6].value as Record<string, unknown>, query: data[1].value as Record<string, unknown> },
-    handlerRequest: { ...handlerRequest, body: data[2].value, params: data[7].value as Record<string, unknown>, query: data[3].value as Record<string, unknown> },
-    handlerResponse: { ...handlerResponse, body: data[4].value },
-    clientResponse: { ...clientResponse, body: data[5].value }
-  }
+/**
+ * Publishes a refused request's exchange (./refusal-capture.ts), its client's answer `body`; its error was recorded by
+ * the first send hook, before its version's error converters.
+ */
+function publishRefusal (request: FastifyRequest, reply: FastifyReply, record: { found: Capture, body: unknown, latest: string, redaction: Redaction }): void {
+  const state = requestState(request)
+  const { found, latest } = record
+  if (state?.refusal === undefined || state.behaviour === null || found.refusedResponse === undefined) return
+  const route = servedRoute(request, (registeredRouteOf(request) as RegisteredRoute).head)
+  const exchange = { version: state.behaviour.version, latest, route, clientRequest: found.clientRequest, refused: refusalOf(state.refusal, state.converterFailed) }
+  exchangeChannel.publish(redactedRefusal({ ...exchange, refusedResponse: found.refusedResponse, clientResponse: recordResponse(reply, record.body) }, record.redaction))
 }
 
 /** Builds the capture hooks of one application: the same five functions on every route where some version has work. */
@@ -154,12 +149,8 @@ export function createCaptureHooks (options: ServeOptions, capture: ResolvedCapt
   const hasChosenSerializer = createChosenSerializerTest()
 
   const start: preValidationHookHandler = function versionerCaptureStart (fastifyRequest, _reply, done) {
-    if (!exchangeChannel.hasSubscribers || (sampleRate < 1 && Math.random() >= sampleRate)) {
-      done()
-      return
-    }
     // A version known to serve HEAD data has nothing to record (told without waiting, when it can be), unless asked.
-    if (!everyVersion && currentDependencySolver(fastifyRequest) === 'versioner') {
+    if (!exchangeChannel.hasSubscribers || (sampleRate < 1 && Math.random() >= sampleRate) || (!everyVersion && currentDependencySolver(fastifyRequest) === 'versioner')) {
       done()
       return
     }
@@ -201,17 +192,17 @@ export function createCaptureHooks (options: ServeOptions, capture: ResolvedCapt
     done(null, payload)
   }
 
-  // Error bodies and JSON text reach the send hook as text: the HEAD body is that text, before it converts it. So does
-  // an error sent in place of a success recorded already: the error handler undid its conversion.
+  // Error bodies, JSON text and a success an error replaced (its conversion undone) reach it as HEAD's text (a refusal's too).
   const returnedText: onSendHookHandler = function versionerCaptureReturnedText (fastifyRequest, reply, payload, done) {
     const request = fastifyRequest as CaptureRequest
     const found = request[kCapture]
     const replaced = found?.handlerResponse !== undefined && found.handlerResponse.status < 300 && reply.statusCode >= 300 &&
       requestState(request)?.converted !== true
-    if (found?.handlerRequest !== undefined && (found.handlerResponse === undefined || replaced)) {
+    const refused = found?.handlerRequest === undefined && requestState(request)?.refusal !== undefined
+    if (found !== null && (refused || (found.handlerRequest !== undefined && (found.handlerResponse === undefined || replaced)))) {
       const parsed = parsedPayload(payload, reply)
       if (parsed === undefined) request[kCapture] = null
-      else found.handlerResponse = recordResponse(reply, parsed.body)
+      else found[refused ? 'refusedResponse' : 'handlerResponse'] = recordResponse(reply, parsed.body)
     }
     done(null, payload)
   }
@@ -221,6 +212,7 @@ export function createCaptureHooks (options: ServeOptions, capture: ResolvedCapt
     const found = request[kCapture]
     request[kCapture] = null
     const parsed = found === null ? undefined : parsedPayload(payload, reply)
+    if (found?.refusedResponse !== undefined && parsed !== undefined) publishRefusal(request, reply, { found, body: parsed.body, latest: options.versions.versionValues[0], redaction })
     const state = requestState(request)
     // A request whose converters failed, or whose converted response its version refused, is a 500 of the versioner's
     // (whatever the application's error handler made of it), not an exchange to replay.

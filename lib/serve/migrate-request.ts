@@ -5,7 +5,7 @@
  */
 import type { FastifyReply, FastifyRequest, FastifySchemaValidationError, preValidationHookHandler } from 'fastify'
 import { InvalidApiVersionError, MissingApiVersionError } from '../core/request-errors'
-import { failureAfterWriteBack, failureError, isThenable, runSteps } from './step-runner'
+import { clientErrorOf, failureAfterWriteBack, failureError, isThenable, runSteps } from './step-runner'
 import type { ConverterStep } from '../routes/converter-steps'
 import { VersionedRequestInfo } from './converter-inputs'
 import type { ServeOptions } from './serve-options'
@@ -124,6 +124,7 @@ class RequestMigration {
   private afterValidation (request: FastifyRequest, state: RequestState, plan: RequestPlan, invalid: Error | undefined, done: (error?: Error) => void): void {
     if (invalid !== undefined) {
       if (request.routeOptions.attachValidation !== true) {
+        state.refusal = invalid
         done(invalid)
         return
       }
@@ -189,7 +190,9 @@ class RequestMigration {
         return
       }
       state.converterFailed = true
-      done(failureError(failure, { request, version, route: this.route.head.display }))
+      const error = failureError(failure, { request, version, route: this.route.head.display })
+      if (clientErrorOf(error) !== undefined) state.refusal = error
+      done(error)
     })
   }
 

@@ -25,6 +25,11 @@ export interface RequestState {
   migrated: boolean
   /** A converter of this request failed: its 500 is not converted again. */
   converterFailed: boolean
+  /**
+   * The error the request hook refused it with after its version was picked (its version's validation, a request
+   * converter's 4xx): set only then, never on a request served, for `captureExchanges` (decision 0307).
+   */
+  refusal?: Error
   /** A converter's promise is pending: an answer sent meanwhile (handlerTimeout's 503) passes no converter (decision 0158). */
   converting: boolean
   /** The version's serializer refused its converted response: its answer is the versioner's 500 (its error converters still run). */

@@ -117,7 +117,7 @@ function callsOf (calls: readonly RenderCall[], index: number, api: string | und
 export function judgeRenders (exchanges: readonly HandlerExchange[], calls: readonly [readonly RenderCall[], readonly RenderCall[]], passed: ReadonlySet<number>): ReplayFinding[] {
   const findings: ReplayFinding[] = []
   exchanges.forEach((item, index) => {
-    const recorded = item.exchange.renders
+    const recorded = 'renders' in item.exchange ? item.exchange.renders : undefined
     if (!item.judged || recorded === undefined || passed.has(item.line)) return
     const [left, right] = calls.map((list) => callsOf(list, index, item.api))
     for (const [key, made] of left) {

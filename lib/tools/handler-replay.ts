@@ -10,7 +10,7 @@
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
 import { rootOf } from '../core/application-root'
 import { isRedacted } from '../values/redaction'
-import type { RecordedExchange } from './traffic-file'
+import type { RecordedExchange, RecordedRefusal } from './traffic-file'
 import { IdsInStrings } from './ids-in-strings'
 import { bodyAsSent } from './sent-bodies'
 import { inOrderOf, playedSide, recordedSide } from './answer-order'
@@ -27,7 +27,7 @@ export type AppBuilder = () => FastifyInstance | Promise<FastifyInstance>
 /** An exchange to send: its line, the exchange, and the URL of the route serving its version (none: not sent, and why). */
 export interface HandlerExchange {
   readonly line: number
-  readonly exchange: RecordedExchange
+  readonly exchange: RecordedExchange | RecordedRefusal
   /** The route's URL in the exchange's version (`/invoices/:invoiceId`), or why the exchange is not sent. */
   readonly url: { readonly pattern: string } | { readonly skipped: string | undefined }
   /** False for an exchange only sent (for the state it makes): of another API, or one the converters' replay reported. */
@@ -166,7 +166,7 @@ function filledPath (pattern: string, params: Readonly<Record<string, unknown>>)
 }
 
 /** The request an exchange's client sent, its recorded identifiers mapped; `undefined` when its path cannot be made. */
-function requestOf (exchange: RecordedExchange, pattern: string, map: IdMap, unmapped: string[]): InjectOptions | undefined {
+function requestOf (exchange: HandlerExchange['exchange'], pattern: string, map: IdMap, unmapped: string[]): InjectOptions | undefined {
   const sent = exchange.clientRequest
   const mapped = (value: unknown): unknown => substituted(value, map.ids, map.inside, unmapped)
   const url = filledPath(pattern, mapped(sent.params ?? {}) as Record<string, unknown>)

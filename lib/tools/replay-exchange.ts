@@ -21,11 +21,11 @@ import type { GenerationStep, VersionBundle } from '../describe/versions'
 import { runInVersion } from '../serve/request-state'
 import { tracked, type ConverterRun } from './converter-tracking'
 import { isRedacted, pointerSegments, REDACTED } from '../values/redaction'
-import { deepEqual } from '../core/json-schema'
-import { setOwn } from '../core/own-properties'
 import type { RefResolver } from './data-flow'
 import { fitStandIns } from './redacted-stand-ins'
 import { datesOfText, putBack } from '../values/written-values'
+import { convertedHeaders, lowerCased } from './converted-headers'
+import { refusalOf, type Refusal } from '../serve/exchange-records'
 
 /** The value at a JSON pointer of `data` (`undefined` where there is none). */
 export function valueAt (data: unknown, pointer: string): unknown {
@@ -67,6 +67,8 @@ export interface Stopped {
   readonly converters: readonly string[]
   /** True when the stop cannot be a redaction stand-in's: each one the schema refused was given a value it accepts. */
   readonly unexcused?: boolean
+  /** A refusal's facts, as capture records them (decision 0307): the schema's part, instance path and keyword, or the converter's error. */
+  readonly refusal?: Omit<Refusal, 'message' | 'status'> & { readonly status?: number, readonly message?: string }
 }
 
 /** True when `data` holds a redaction stand-in. */
@@ -97,7 +99,7 @@ export interface ReplayedAt {
   readonly url: string
 }
 
-type Compiled = ((data: unknown) => boolean) & { errors?: Array<{ instancePath?: string, message?: string }> | null }
+type Compiled = ((data: unknown) => boolean) & { errors?: Array<{ instancePath?: string, message?: string, keyword?: string }> | null }
 
 /** The application's validator of a request part's schema, as `request.compileValidationSchema` compiles it. */
 function validatorOf (replayer: ExchangeReplayer, at: ReplayedAt, schema: TSchema, part: RequestPart): Compiled {
@@ -130,8 +132,10 @@ function standInReply (replayer: ExchangeReplayer, at: ReplayedAt, headers: Reco
 function failed (error: unknown, index: number, converters: readonly string[], request: boolean): Stopped {
   const thrown = error instanceof ConverterFailure ? error.thrown : error
   const message = thrown instanceof Error ? `${thrown.name}: ${thrown.message}` : `threw ${String(thrown)}`
-  const refused = request && clientErrorOf(thrown) !== undefined
-  return { ok: false, kind: refused ? 'refused' : 'converter failed', message: refused ? `a converter refused it: ${message}` : message, index, converters }
+  const refusal = request ? clientErrorOf(thrown) : undefined
+  if (refusal === undefined) return { ok: false, kind: 'converter failed', message, index, converters }
+  const { by, status, code } = refusalOf(refusal, true)
+  return { ok: false, kind: 'refused', message: `a converter refused it: ${message}`, index, converters, refusal: { by, status, message: refusal.message, ...(code === undefined ? {} : { code }) } }
 }
 
 /** Runs `steps` one version change at a time, in the exchange's version as served (`isApplied` reads it). */
@@ -175,7 +179,7 @@ export function indicesOf (level: number, newest: number, up: boolean): number[]
 }
 
 /** The request as the client sent it, taken to HEAD as the request hook takes it. */
-export async function replayRequest (replayer: ExchangeReplayer, at: ReplayedAt, exchange: RecordedExchange): Promise<Replayed | Stopped> {
+export async function replayRequest (replayer: ExchangeReplayer, at: ReplayedAt, exchange: Pick<RecordedExchange, 'clientRequest' | 'headData'>): Promise<Replayed | Stopped> {
   const { behaviour } = at
   const sent = exchange.clientRequest
   const headers = copyJson(sent.headers) as Record<string, unknown>
@@ -199,7 +203,8 @@ export async function replayRequest (replayer: ExchangeReplayer, at: ReplayedAt,
       continue
     }
     const message = `the version's schema refuses it: ${part}${issue?.instancePath ?? ''} ${issue?.message ?? 'is invalid'}`
-    return { ok: false, kind: 'refused', message, index: undefined, converters: [], unexcused: fitted && !holdsStandIn(data) }
+    const refusal = { by: 'validation' as const, part, instancePath: issue?.instancePath ?? '', ...(issue?.keyword === undefined ? {} : { keyword: issue.keyword }) }
+    return { ok: false, kind: 'refused', message, index: undefined, converters: [], unexcused: fitted && !holdsStandIn(data), refusal }
   }
   for (const [part, clean] of plan.cleaners) {
     const data = dataOf(part)
@@ -217,33 +222,6 @@ export async function replayRequest (replayer: ExchangeReplayer, at: ReplayedAt,
     return failed(error, stages.at(-1)?.index ?? 1, [], true)
   }
   return { ok: true, parts: { body: request.body, query: request.query, headers: request.raw.headers }, start, stages, cutShort }
-}
-
-/**
- * Response headers that hooks running after the converters change (the cookie plugin's `Set-Cookie`, the versioner's
- * `Link` and `Cache-Control`, `Vary` that compression and CORS plugins extend, `Content-Length`): what the client
- * received of them is not the converters' alone, so they are not compared.
- */
-const CHANGED_AFTER_CONVERTERS = new Set(['set-cookie', 'link', 'cache-control', 'vary', 'content-length'])
-
-/** A JSON copy of headers with lower-case names (as the reply stores them), without the removed ones. */
-function lowerCased (headers: unknown): Record<string, unknown> {
-  const copy: Record<string, unknown> = {}
-  for (const [name, value] of Object.entries(headers ?? {})) if (value !== undefined) setOwn(copy, name.toLowerCase(), copyJson(value))
-  return copy
-}
-
-/**
- * The response headers the converters set, changed or removed (`undefined`), by lower-case name, from the handler's
- * (`returned`), but those {@link CHANGED_AFTER_CONVERTERS}: what the client must have received of each.
- */
-function convertedHeaders (returned: Record<string, unknown>, now: unknown): Record<string, unknown> {
-  const after = lowerCased(now)
-  const changed: Record<string, unknown> = {}
-  for (const name of new Set([...Object.keys(returned), ...Object.keys(after)])) {
-    if (!CHANGED_AFTER_CONVERTERS.has(name) && !deepEqual(returned[name], after[name])) setOwn(changed, name, after[name])
-  }
-  return changed
 }
 
 /**
@@ -267,7 +245,7 @@ function serializedBody (serialize: (payload: unknown) => string, form: TSchema 
 }
 
 /** The response as the handler returned it, taken down to the exchange's version as the response hooks take it. */
-export async function replayResponse (replayer: ExchangeReplayer, at: ReplayedAt, exchange: RecordedExchange): Promise<Replayed | Stopped> {
+export async function replayResponse (replayer: ExchangeReplayer, at: ReplayedAt, exchange: Pick<RecordedExchange, 'handlerResponse'>): Promise<Replayed | Stopped> {
   const { behaviour } = at
   const returned = exchange.handlerResponse
   const status = returned.status

@@ -30,9 +30,11 @@ export interface ReplayFinding {
    * `'differs'`: the converters give something else now; `'converter failed'`: one throws; `'refused'`: the version's
    * schema or a converter refuses the recorded request; `'unexpressible'`: the response holds a HEAD value the version
    * lacks; `'unsendable'`: the version's serializer refuses the converted response; `'unknown route'`: the application
-   * no longer serves the route in that version.
+   * no longer serves the route in that version; of a refused exchange (decision 0307), `'now accepted'`: its version's
+   * validation and converters let it through now; `'refused otherwise'`: by another place, keyword, status or code
+   * (`recorded` and `replayed` say each in words); `'converter failed'`: a converter now fails on it (a 500).
    */
-  readonly kind: 'differs' | 'converter failed' | 'refused' | 'unexpressible' | 'unsendable' | 'unknown route'
+  readonly kind: 'differs' | 'converter failed' | 'refused' | 'unexpressible' | 'unsendable' | 'unknown route' | 'now accepted' | 'refused otherwise'
   /** `body`, `query`, `headers` (requests), `status`, `body`, `headers` (responses, answers); `''` when no part is at fault. */
   readonly part: string
   /** The first JSON pointer into the part that differs. */

@@ -15,7 +15,8 @@ import type { HeadRoute } from '../routes/versioner-state'
 import { REDACTED } from '../values/redaction'
 import { replayRequest, replayResponse, type ExchangeReplayer, type Replayed, type ReplayedAt, type Stopped } from './replay-exchange'
 import { atFault, replayDeliveries } from './replay-webhooks'
-import { serverFailure, type RecordedExchange, type Traffic } from './traffic-file'
+import { serverFailure, type RecordedExchange, type RecordedRefusal, type Traffic } from './traffic-file'
+import { refusalChange } from './replay-refusals'
 import { compareRecorded, madeFromRedacted } from './value-difference'
 import { SECOND_STAND_IN, stopsAlike } from './redacted-stand-ins'
 import { shown } from './value-comparison'
@@ -94,6 +95,10 @@ function describe (finding: Omit<ReplayFinding, 'text'>, origin: string): string
   const by = finding.converters.length === 0
     ? changes === '' ? '' : `; no converter changed it on the way (${changes})`
     : `; changed last by ${changes}, converter${finding.converters.length === 1 ? '' : 's'} ${finding.converters.join(', ')}`
+  if (finding.kind === 'now accepted' || finding.kind === 'refused otherwise') {
+    return `${where}: ${finding.kind}: the client was refused ${String(finding.recorded)}; ${finding.kind === 'now accepted' ? String(finding.replayed) : `now refused ${String(finding.replayed)}`}.`
+  }
+  if (finding.kind === 'converter failed' && typeof finding.recorded === 'string') return `${where}: ${finding.kind}: the client was refused ${finding.recorded}; now ${String(finding.replayed)}.`
   if (finding.kind !== 'differs') return `${where}${finding.part === '' ? '' : ` ${finding.part}`}: ${finding.kind}: ${String(finding.replayed)}${by}.`
   const recorded = finding.recorded === undefined ? 'nothing' : shown(finding.recorded)
   const replayed = finding.replayed === undefined ? 'nothing' : shown(finding.replayed)
@@ -113,7 +118,7 @@ function holdsRedacted (exchange: RecordedExchange, direction: ReplayFinding['di
  * had its path in the version that was the newest when it was recorded (a later release may have moved it), else the
  * HEAD route at its path.
  */
-function locate (index: ReturnType<typeof routeIndex>, exchange: RecordedExchange): { entry: RouteEntry, at: Omit<ReplayedAt, 'newest'>, served: string } | string {
+function locate (index: ReturnType<typeof routeIndex>, exchange: Pick<RecordedExchange, 'route' | 'latest' | 'version'>): { entry: RouteEntry, at: Omit<ReplayedAt, 'newest'>, served: string } | string {
   const method = exchange.route.method.split(',')[0]
   const key = `${method} ${exchange.route.url}`
   const entry = (exchange.latest === undefined ? undefined : index.moved(exchange.latest, key)) ?? index.routes.get(key)
@@ -140,7 +145,7 @@ function locate (index: ReturnType<typeof routeIndex>, exchange: RecordedExchang
  * ```
  */
 export async function replayTraffic (
-  app: FastifyInstance, traffic: Pick<Traffic, 'exchanges'> & Partial<Pick<Traffic, 'deliveries'>>, options: ReplayTrafficOptions = {}, runConverter?: ConverterRun
+  app: FastifyInstance, traffic: Pick<Traffic, 'exchanges'> & Partial<Pick<Traffic, 'deliveries' | 'refusals'>>, options: ReplayTrafficOptions = {}, runConverter?: ConverterRun
 ): Promise<ReplayReport> {
   const index = routeIndex(app, options, runConverter)
   const { own } = index
@@ -149,7 +154,10 @@ export async function replayTraffic (
   const count = { redacted: 0, replayed: 0, otherApis: 0 }
   // Every exchange is sent to the handlers (those of other APIs too: they make state); those of the picked APIs judged.
   const sent: HandlerExchange[] = []
-  for (const { line, exchange } of traffic.exchanges) {
+  const byLine = (first: { line: number }, second: { line: number }): number => first.line - second.line
+  // Refused exchanges (decision 0307) among the others, in the file's order: the handlers are sent them in it.
+  const lines = [...traffic.exchanges, ...(traffic.refusals ?? []).map(({ line, refusal }) => ({ line, exchange: refusal }))].sort(byLine)
+  for (const { line, exchange } of lines) {
     const found = locate(index, exchange)
     const base = { line, version: exchange.version, route: `${exchange.route.method} ${exchange.route.url}` }
     const url = typeof found === 'string' ? { skipped: undefined } : handlerUrl(exchange, found.served)
@@ -161,20 +169,21 @@ export async function replayTraffic (
     count.replayed++
     // Recorded by an older release: its data is that release's HEAD, the newest version's then (1: now's).
     const newest = typeof found === 'string' || exchange.latest === undefined ? 1 : found.entry.levelOf(exchange.latest)
-    const skipped = newest === undefined ? `recorded when ${String(exchange.latest)} was the newest version, which the application no longer has` : serverFailure(exchange)
+    const skipped = newest === undefined
+      ? `recorded when ${String(exchange.latest)} was the newest version, which the application no longer has`
+      : 'refused' in exchange ? unreplayedRefusal(exchange) : serverFailure(exchange)
     if (newest === undefined || skipped !== undefined) {
       notReplayable.push({ ...base, message: String(skipped) })
       continue
     }
     const finding = typeof found === 'string'
       ? { ...base, direction: 'request' as const, kind: 'unknown route' as const, part: '', pointer: '', replayed: found, versionChanges: [], converters: [], origin: '' }
-      : await replayOne({ ...found, at: { ...found.at, newest: Math.min(newest, found.at.behaviour.level) }, exchange, base, count, notReplayable })
+      : await replayEither({ ...found, at: { ...found.at, newest: Math.min(newest, found.at.behaviour.level) }, exchange, base, count, notReplayable })
     if (finding === undefined) continue
     const { origin, ...rest } = finding
     findings.push({ ...rest, text: describe(rest, origin) })
   }
   const webhooks = await replayDeliveries(app, traffic.deliveries ?? [], options, runConverter)
-  const byLine = (first: { line: number }, second: { line: number }): number => first.line - second.line
   const report = {
     findings: [...findings, ...webhooks.findings].sort(byLine),
     replayed: count.replayed,
@@ -201,7 +210,36 @@ function leftUndone (recorded: unknown, replayed: unknown): boolean {
   return scalar(recorded) && scalar(replayed) && String(recorded ?? '') === String(replayed ?? '')
 }
 
-/** Replays one located exchange, request then response: its first finding, if any. */
+/** Why a refused exchange is not replayed by the converters, if it is not: one refused for its path parameters. */
+function unreplayedRefusal (exchange: RecordedRefusal): string | undefined {
+  if (exchange.refused.part !== 'params') return undefined
+  return 'refused for its path parameters, which the converters\' replay does not validate (`replay --handlers` sends it)'
+}
+
+type Run = Parameters<typeof replayOne>[0]
+
+/**
+ * Replays one located exchange: a handled one by {@link replayOne}; a refused one's request must be refused alike
+ * (./replay-refusals.ts), and the error its version's validation made is then taken down by the error converters as
+ * the client received it (a converter's refusal is sent as it is, as served).
+ */
+async function replayEither (run: Omit<Run, 'exchange'> & { exchange: RecordedExchange | RecordedRefusal }): Promise<Pending | undefined> {
+  const { exchange, base } = run
+  if (!('refused' in exchange)) return await replayOne({ ...run, exchange })
+  const change = refusalChange(exchange, await replayRequest(run.entry.replayer, run.at, exchange))
+  if (change === 'redacted') {
+    run.notReplayable.push({ ...base, message: 'request: refused otherwise now, but its request holds redacted values (the stand-in may be what decides)' })
+    return undefined
+  }
+  if (change !== undefined) {
+    return { ...base, direction: 'request', kind: change.kind, part: '', pointer: '', recorded: change.recorded, replayed: change.replayed, versionChanges: [], converters: [], origin: '' }
+  }
+  if (exchange.refused.by === 'converter') return undefined
+  const handled = { ...exchange, handlerRequest: exchange.clientRequest, handlerResponse: exchange.refusedResponse }
+  return await replayOne({ ...run, exchange: handled, responseOnly: true })
+}
+
+/** Replays one located exchange, request then response (`responseOnly`: the response): its first finding, if any. */
 async function replayOne (run: {
   entry: RouteEntry,
   at: ReplayedAt,
@@ -209,12 +247,14 @@ async function replayOne (run: {
   base: Pick<ReplayFinding, 'line' | 'version' | 'route'>,
   count: { redacted: number },
   notReplayable: NotReplayed[]
+  responseOnly?: true
 }): Promise<Pending | undefined> {
   const { entry: { replayer }, at, exchange, base } = run
-  const sides = [
+  const both = [
     { direction: 'request' as const, replay: replayRequest, recorded: exchange.handlerRequest as unknown as Record<string, unknown> },
     { direction: 'response' as const, replay: replayResponse, recorded: exchange.clientResponse as unknown as Record<string, unknown> }
   ]
+  const sides = run.responseOnly === true ? both.slice(1) : both
   for (const side of sides) {
     // A 304 (Not Modified, an ETag plugin's answer to a cached client) carries no body: the client kept its copy.
     if (side.direction === 'response' && exchange.clientResponse.status === 304) continue

@@ -6,8 +6,9 @@
  * line and what is wrong. Blank lines separate nothing and are passed over.
  * @module
  */
-import type { CapturedExchange } from '../serve/captured-exchange'
+import type { CapturedExchange } from '../serve/exchange-records'
 import type { CapturedWebhook } from '../serve/webhook-capture'
+import type { RefusedExchange } from '../serve/exchange-records'
 import { parseJsonText } from './json-text'
 
 /**
@@ -34,6 +35,31 @@ export type RecordedExchange = Omit<CapturedExchange, 'latest'> & { readonly lat
 export interface TrafficLine {
   readonly line: number
   readonly exchange: RecordedExchange
+}
+
+/**
+ * A refused exchange of a traffic file (decision 0307): a line with a `refused` key; `latest` may be missing from lines
+ * written by hand.
+ * @example
+ * ```ts
+ * declare const traffic: Traffic
+ * for (const { line, refusal } of traffic.refusals) console.log(`line ${line}: ${refusal.version} refused by ${refusal.refused.by} (${refusal.clientResponse.status})`)
+ * ```
+ */
+export type RecordedRefusal = Omit<RefusedExchange, 'latest'> & { readonly latest?: string }
+
+/**
+ * A refused exchange read from a traffic file, with its line (from 1).
+ * @example
+ * ```ts
+ * declare const traffic: Traffic
+ * const first: RefusalLine | undefined = traffic.refusals[0]
+ * if (first !== undefined) console.log(`line ${first.line}: ${first.refusal.refused.message}`)
+ * ```
+ */
+export interface RefusalLine {
+  readonly line: number
+  readonly refusal: RecordedRefusal
 }
 
 /**
@@ -86,6 +112,8 @@ export interface TrafficProblem {
  */
 export interface Traffic {
   readonly exchanges: readonly TrafficLine[]
+  /** The refused exchanges (none in files recorded before they were). */
+  readonly refusals: readonly RefusalLine[]
   readonly deliveries: readonly DeliveryLine[]
   readonly problems: readonly TrafficProblem[]
 }
@@ -139,6 +167,19 @@ function exchangeProblem (value: unknown): string | undefined {
     recordProblem('handlerResponse', value.handlerResponse, true) ?? recordProblem('clientResponse', value.clientResponse, true)
 }
 
+/** What is wrong with a parsed line holding a `refused` key as a refused exchange, if anything. */
+function refusalProblem (value: Record<string, unknown>): string | undefined {
+  const { refused } = value
+  if (typeof value.version !== 'string' || value.version === '') return 'its version is not a string'
+  if (!isObject(value.route) || typeof value.route.method !== 'string' || typeof value.route.url !== 'string') return 'its route is not { method, url }'
+  if (value.latest !== undefined && (typeof value.latest !== 'string' || value.latest === '')) return 'its latest is not a version string'
+  if (!isObject(refused) || (refused.by !== 'validation' && refused.by !== 'converter') || !Number.isInteger(refused.status) || typeof refused.message !== 'string') {
+    return "its refused is not { by: 'validation' | 'converter', status, message }"
+  }
+  return recordProblem('clientRequest', value.clientRequest, false) ?? recordProblem('refusedResponse', value.refusedResponse, true) ??
+    recordProblem('clientResponse', value.clientResponse, true)
+}
+
 /** What is wrong with a parsed line holding a `webhook` key as a webhook render, if anything. */
 function webhookProblem (value: Record<string, unknown>): string | undefined {
   const { webhook, deliveries } = value
@@ -183,7 +224,7 @@ function parsedLine (source: string): ReturnType<typeof parseJsonText> {
 }
 
 /**
- * The exchanges and webhook renders of a traffic file's text, and every line that is neither (with its number and what
+ * The exchanges (handled and refused) and webhook renders of a traffic file's text, and every line that is none of these (with its number and what
  * is wrong).
  * @example
  * ```ts
@@ -195,6 +236,7 @@ function parsedLine (source: string): ReturnType<typeof parseJsonText> {
 export function readTraffic (text: string): Traffic {
   const exchanges: TrafficLine[] = []
   const deliveries: DeliveryLine[] = []
+  const refusals: RefusalLine[] = []
   const problems: TrafficProblem[] = []
   // A byte-order mark (an editor's or PowerShell's UTF-8) is no JSON.
   const lines = text.replace(/^\uFEFF/, '').split('\n')
@@ -213,9 +255,15 @@ export function readTraffic (text: string): Traffic {
       else problems.push({ line, message: `a webhook render, but ${problem}` })
       continue
     }
+    if (isObject(parsed.value) && 'refused' in parsed.value) {
+      const problem = refusalProblem(parsed.value)
+      if (problem === undefined) refusals.push({ line, refusal: parsed.value as unknown as RecordedRefusal })
+      else problems.push({ line, message: `a refused exchange, but ${problem}` })
+      continue
+    }
     const problem = exchangeProblem(parsed.value)
     if (problem === undefined) exchanges.push({ line, exchange: parsed.value as RecordedExchange })
     else problems.push({ line, message: problem })
   }
-  return { exchanges, deliveries, problems }
+  return { exchanges, refusals, deliveries, problems }
 }
