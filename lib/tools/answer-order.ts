@@ -68,13 +68,18 @@ function matching (target: readonly unknown[], items: readonly unknown[], sides:
   const [wanted, held] = ids[0] !== undefined && ids[1] !== undefined
     ? ids as [string[], string[]]
     : [target.map((item) => JSON.stringify(asRecorded(item, sides[0]))), items.map((item) => JSON.stringify(asRecorded(item, sides[1])))]
-  const taken = new Set<number>()
+  // Each key's places in `items`, taken in turn: one pass over each list.
+  const places = new Map<string, { at: number[], next: number }>()
+  held.forEach((key, at) => {
+    const found = places.get(key)
+    if (found === undefined) places.set(key, { at: [at], next: 0 })
+    else found.at.push(at)
+  })
   const order: number[] = []
   for (const key of wanted) {
-    const index = held.findIndex((candidate, at) => candidate === key && !taken.has(at))
-    if (index === -1) return undefined
-    taken.add(index)
-    order.push(index)
+    const found = places.get(key)
+    if (found === undefined || found.next === found.at.length) return undefined
+    order.push(found.at[found.next++])
   }
   return order
 }
