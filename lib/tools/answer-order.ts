@@ -68,29 +68,37 @@ function matching (target: readonly unknown[], items: readonly unknown[], sides:
   const [wanted, held] = ids[0] !== undefined && ids[1] !== undefined
     ? ids as [string[], string[]]
     : [target.map((item) => JSON.stringify(asRecorded(item, sides[0]))), items.map((item) => JSON.stringify(asRecorded(item, sides[1])))]
-  const taken = new Set<number>()
+  // Each key's places in `items`, taken in turn: one pass over each list.
+  const places = new Map<string, { at: number[], next: number }>()
+  held.forEach((key, at) => {
+    const found = places.get(key)
+    if (found === undefined) places.set(key, { at: [at], next: 0 })
+    else found.at.push(at)
+  })
   const order: number[] = []
   for (const key of wanted) {
-    const index = held.findIndex((candidate, at) => candidate === key && !taken.has(at))
-    if (index === -1) return undefined
-    taken.add(index)
-    order.push(index)
+    const found = places.get(key)
+    if (found === undefined || found.next === found.at.length) return undefined
+    order.push(found.at[found.next++])
   }
   return order
 }
 
 /**
  * `value` (an application's answer) with each list holding `target`'s items in another order put in `target`'s order,
- * where `moved` (told the list's pointer and, for each of `target`'s items, the index it has in `value`) says so.
+ * where `moved` (told the list's pointer, for each of `target`'s items the index it has in `value`, and `value`'s
+ * list) says so.
  * @example
  * ```ts
  * inOrderOf(['a', 'b'], ['b', 'a'], [side, side], () => true) // ['a', 'b']
  * ```
  */
-export function inOrderOf (target: unknown, value: unknown, sides: readonly [Side, Side], moved: (pointer: string, order: readonly number[]) => boolean, pointer = ''): unknown {
+export function inOrderOf (
+  target: unknown, value: unknown, sides: readonly [Side, Side], moved: (pointer: string, order: readonly number[], answered: readonly unknown[]) => boolean, pointer = ''
+): unknown {
   if (Array.isArray(target) && Array.isArray(value)) {
     const order = target.length === value.length && target.length > 1 ? matching(target, value, sides) : undefined
-    const reordered = order !== undefined && order.some((index, at) => index !== at) && moved(pointer, order) ? order.map((index) => value[index] as unknown) : value
+    const reordered = order !== undefined && order.some((index, at) => index !== at) && moved(pointer, order, value) ? order.map((index) => value[index] as unknown) : value
     return reordered.map((item, index) => inOrderOf(target[index], item, sides, moved, `${pointer}/${index}`))
   }
   if (isRecord(target) && isRecord(value)) {
@@ -117,12 +125,32 @@ export function onlyTies (items: readonly unknown[], order: readonly number[]): 
   if (!items.every(isRecord)) return false
   const answered = order.map((at, index) => [at, index] as const).sort((one, other) => one[0] - other[0]).map(([, index]) => items[index] as Record<string, unknown>)
   return Object.keys(items[0] as Record<string, unknown>).some((key) => {
-    const values = (list: ReadonlyArray<Record<string, unknown>>): Array<string | number> | undefined => {
-      const found = list.map((item) => item[key])
-      return found.every((held) => typeof held === 'string') || found.every((held) => typeof held === 'number') ? found as Array<string | number> : undefined
-    }
-    const [before, now] = [values(items as ReadonlyArray<Record<string, unknown>>), values(answered)]
+    const [before, now] = [fieldValues(items as ReadonlyArray<Record<string, unknown>>, key), fieldValues(answered, key)]
     if (before === undefined || now === undefined || new Set(before).size < 2) return false
+    return ([1, -1] as const).some((direction) => sorted(before, direction) && sorted(now, direction))
+  })
+}
+
+/** The values of items' field `key`, when all are strings or all numbers. */
+function fieldValues (items: ReadonlyArray<Record<string, unknown>>, key: string): Array<string | number> | undefined {
+  const found = items.map((item) => item[key])
+  return found.every((held) => typeof held === 'string') || found.every((held) => typeof held === 'number') ? found as Array<string | number> : undefined
+}
+
+/**
+ * A field that sorts the recorded items (`items`) and, the same way, an application's list as it answered them
+ * (`answered`, by its own values), where it gave two items one value (made within one tick of its clock): if the
+ * handlers sort by it, the order of items alike there is the store's, not the handlers'.
+ * @example
+ * ```ts
+ * tiedIn([{ created: 2 }, { created: 1 }], [{ created: 9 }, { created: 9 }]) // 'created'
+ * ```
+ */
+export function tiedIn (items: readonly unknown[], answered: readonly unknown[]): string | undefined {
+  if (!items.every(isRecord) || answered.length !== items.length || !answered.every(isRecord)) return undefined
+  return Object.keys(items[0] as Record<string, unknown>).find((key) => {
+    const [before, now] = [fieldValues(items as ReadonlyArray<Record<string, unknown>>, key), fieldValues(answered as ReadonlyArray<Record<string, unknown>>, key)]
+    if (before === undefined || now === undefined || new Set(before).size < 2 || new Set(now).size === now.length) return false
     return ([1, -1] as const).some((direction) => sorted(before, direction) && sorted(now, direction))
   })
 }

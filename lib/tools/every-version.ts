@@ -8,7 +8,7 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { VersionerToolError } from '../core/errors'
 import { toolFacts } from './export'
 import FindMyWay, { type HTTPMethod, type HTTPVersion } from 'find-my-way'
-import { namedVersion, routerOptionsOf, type RouterOptions } from '../serve/version-picking'
+import { LENIENT_ROUTER, namedVersion, routerOptionsOf, type RouterOptions } from '../serve/version-picking'
 import type { ToolFacts } from '../core/symbols'
 import type { VersionedRouteInfo } from '../routes/route-table'
 import { versionedApis, versionerStateOf, type VersionedApi } from './versioned-apis'
@@ -162,7 +162,8 @@ export interface VersionRequest {
 export function * requestsOfEveryVersion (
   app: FastifyInstance, request: EveryVersionRequest, options: InjectEveryVersionOptions = {}, caller = 'injectEveryVersion'
 ): Generator<VersionRequest> {
-  const finders: Finders = { options: routerOptionsOf(app), built: new Map() }
+  // Matched as the app's router matches paths; a parameter over its length limit still finds the route (which answers 414).
+  const finders: Finders = { options: { ...routerOptionsOf(app), allowUnsafeRegex: true, maxParamLength: LENIENT_ROUTER.maxParamLength }, built: new Map() }
   const { context } = apiAnswering(app, request, finders, caller)
   const facts = toolFacts(context)
   const chosen = chosenVersions(context, facts, options.versions, caller)

@@ -18,7 +18,7 @@ import { differencesOf } from './value-difference'
 import { clockRule, DeliveryObserver } from './handler-deliveries'
 import { IdsInStrings, mappedForm } from './ids-in-strings'
 import { bodyAsSent } from './sent-bodies'
-import { inOrderOf, onlyTies, orderNames, playedSide, recordedSide } from './answer-order'
+import { inOrderOf, onlyTies, orderNames, playedSide, recordedSide, tiedIn } from './answer-order'
 import type { DeliveryLine } from './traffic-file'
 import type { Refusal } from '../serve/exchange-records'
 import { refusalWords } from './replay-refusals'
@@ -95,7 +95,7 @@ function madeValues (exchanges: readonly HandlerExchange[], noise: Noise): Set<s
 }
 
 /** A change an answer shows: its place, both values (for a list's order, its items' names in both orders). */
-type Change = Pick<ReplayFinding, 'part' | 'pointer' | 'recorded' | 'replayed'> & { readonly order?: boolean }
+type Change = Pick<ReplayFinding, 'part' | 'pointer' | 'recorded' | 'replayed'> & { readonly order?: boolean, readonly tie?: string }
 
 /** The first place where the record and both applications' answers tell a change: part, pointer, both values; and the places left out. */
 function firstChange (item: HandlerExchange, left: Answer, right: Answer, context: { noise: Noise, from: number, to: number, played: readonly [Played, Played] }): {
@@ -108,12 +108,12 @@ function firstChange (item: HandlerExchange, left: Answer, right: Answer, contex
   // A 304 carries no body: the client kept its copy.
   if (recorded.status === 304) return { volatile: 0 }
   // A list both applications answer in one order, the record in another, is a change; otherwise compared item by item.
-  let order: Pick<ReplayFinding, 'pointer' | 'recorded' | 'replayed'> | undefined
-  const body = inOrderOf(recorded.body, left.body, [recordedSide(context.played[0]), playedSide(context.played[0])], (pointer, moved) => {
+  let order: Pick<Change, 'pointer' | 'recorded' | 'replayed' | 'tie'> | undefined
+  const body = inOrderOf(recorded.body, left.body, [recordedSide(context.played[0]), playedSide(context.played[0])], (pointer, moved, answered) => {
     const items = valueAt(recorded.body, pointer) as unknown[]
     if (order === undefined && !context.noise.has(route, `body${pointer}#order`) && !onlyTies(items, moved)) {
       const [before, now] = orderNames(items, moved, new Set(context.played[0].ids.keys()))
-      order = { pointer, recorded: before, replayed: now }
+      order = { pointer, recorded: before, replayed: now, tie: tiedIn(items, answered) }
     }
     return true
   })
@@ -180,8 +180,8 @@ function usedFrom (diverged: readonly Diverged[], exchange: HandlerExchange['exc
   return undefined
 }
 
-/** The finding on one line (`refused`: what refused its request when recorded; `order`: a list's order changed). */
-function describe (finding: Omit<ReplayFinding, 'text'>, order: boolean, refused?: Refusal): string {
+/** The finding on one line (`order`: a list's order changed, `tie` the field the replay tied; `refused`: what refused its request when recorded). */
+function describe (finding: Omit<ReplayFinding, 'text'>, order: boolean, { tie, refused }: { tie?: string | undefined, refused?: Refusal | undefined }): string {
   const value = (held: unknown): string => held === undefined ? 'nothing' : shown(held)
   if (refused !== undefined && finding.part === 'status') {
     return `line ${finding.line}: ${finding.route} (${finding.version}): answer status: the client was refused ${refusalWords(refused)}, ` +
@@ -190,8 +190,11 @@ function describe (finding: Omit<ReplayFinding, 'text'>, order: boolean, refused
   const start = `line ${finding.line}: ${finding.route} (${finding.version}): answer ${finding.part}${finding.pointer}: the client received `
   if (!order) return `${start}${value(finding.recorded)}, the handlers of a fresh application now answer ${value(finding.replayed)}.`
   const names = (held: unknown): string => (held as unknown[]).map(value).join(', ')
+  // A field the replay gave two items alike (one tick of the clock) sorting both orders: what to do about it.
+  const why = `; they gave some of these items one ${tie}, which sorts both orders and tells them apart in the record: if the handlers sort by ` +
+    `${tie}, items alike there come in the store's order (made within one tick of the clock, here), which a second sort key settles`
   return `${start}its ${(finding.recorded as unknown[]).length} items in the order ${names(finding.recorded)}; the handlers of a fresh ` +
-    `application, both alike, now answer them in the order ${names(finding.replayed)}.`
+    `application, both alike, now answer them in the order ${names(finding.replayed)}${tie === undefined ? '' : why}.`
 }
 
 /**
@@ -244,9 +247,9 @@ function judgeAnswers (exchanges: readonly HandlerExchange[], left: Played, righ
       })
       diverged.push({ line: item.line, values: dataOf(item.exchange, true) })
     } else {
-      const { order = false, ...place } = change
+      const { order = false, tie, ...place } = change
       const finding = { ...base, direction: 'answer' as const, kind: 'differs' as const, ...place, versionChanges: [], converters: [] }
-      verdicts.findings.push({ ...finding, text: describe(finding, order, 'refused' in item.exchange ? item.exchange.refused : undefined) })
+      verdicts.findings.push({ ...finding, text: describe(finding, order, { tie, refused: 'refused' in item.exchange ? item.exchange.refused : undefined }) })
     }
   })
   return verdicts
@@ -269,10 +272,7 @@ export function handlerUrl (exchange: Pick<RecordedExchange, 'clientRequest'>, s
 /**
  * The converters' replay report with the handlers' verdicts added: the exchanges sent to two fresh applications
  * `build` makes, one after the other, and judged where the converters' replay reported nothing.
- * @example
- * ```ts
- * const report = await withAnswers(await converterReport, buildApp, exchanges)
- * ```
+ * @example `const report = await withAnswers(await converterReport, buildApp, exchanges)`
  */
 export async function withAnswers (
   report: ReplayReport, build: AppBuilder, sent: readonly HandlerExchange[], deliveries: { recorded: readonly DeliveryLine[], judged: ReadonlySet<number> } = { recorded: [], judged: new Set() }

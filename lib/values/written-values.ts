@@ -83,8 +83,9 @@ export function copyAsWritten (places: WrittenPlaces | undefined, body: unknown,
  */
 export function putBack (replaced: readonly Replaced[], root: unknown, converted: unknown): void {
   const newRoot = converted !== root && isSchemaObject(converted) ? converted : undefined
-  // By list, the values no longer at their index: what each was written as, and the handler's values written so.
-  let moved: Map<unknown[], Map<unknown, unknown[]>> | undefined
+  // By list, the values no longer at their index: what each was written as, and the handler's values written so (and
+  // how many of them were put back: a cursor, as `shift()` would copy the rest each time).
+  let moved: Map<unknown[], Map<unknown, { originals: unknown[], next: number }>> | undefined
   for (const [copyHolder, key, written, original] of replaced) {
     const holder = copyHolder === root && newRoot !== undefined ? newRoot : copyHolder
     if (Object.prototype.hasOwnProperty.call(holder, key) && holder[key] === written) {
@@ -94,14 +95,14 @@ export function putBack (replaced: readonly Replaced[], root: unknown, converted
       let values = (moved ??= new Map()).get(holder)
       if (values === undefined) moved.set(holder, values = new Map())
       const same = values.get(written)
-      if (same === undefined) values.set(written, [original])
-      else same.push(original)
+      if (same === undefined) values.set(written, { originals: [original], next: 0 })
+      else same.originals.push(original)
     }
   }
   for (const [list, values] of moved ?? []) {
     for (let index = 0; index < list.length; index++) {
-      const originals = values.get(list[index])
-      if (originals !== undefined && originals.length > 0) list[index] = originals.shift()
+      const same = values.get(list[index])
+      if (same !== undefined && same.next < same.originals.length) list[index] = same.originals[same.next++]
     }
   }
 }

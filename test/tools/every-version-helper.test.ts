@@ -176,3 +176,16 @@ test('regression: a path version whose name a URL must escape (`v2 beta`, `v1/ol
   const answers = await injectEveryVersion(app, { url: '/api/echo' })
   t.same([...answers].map(([version, response]) => [version, response.statusCode, response.json()]), names.map((name) => [name, 200, { version: name }]))
 })
+
+test("regression: a path parameter longer than the app's maxParamLength found no route (an error), where every version answers Fastify's 414", async (t) => {
+  const app = await versionedApp(t, new VersionBundle(new Version('2001-01-01'), new Version('2000-01-01')), async (api) => {
+    api.get('/users/:id', { schema: { params: Type.Object({ id: Type.String() }) } }, async (request) => ({ id: request.params.id }))
+  })
+  await app.ready()
+  const url = `/users/${'x'.repeat(150)}` // Fastify's limit is 100 characters
+  const answers = await injectEveryVersion(app, { url })
+  t.same([...answers].map(([version, response]) => [version, response.statusCode, response.json().code]), [
+    ['2001-01-01', 414, 'FST_ERR_MAX_PARAM_LENGTH'], ['2000-01-01', 414, 'FST_ERR_MAX_PARAM_LENGTH']
+  ], 'each version answers as a client of it is answered')
+  t.equal((await app.inject({ url, headers: { 'x-api-version': '2000-01-01' } })).statusCode, 414, 'as the app answers a client')
+})

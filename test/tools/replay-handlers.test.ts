@@ -14,6 +14,7 @@ import {
   type RequestInfo, type ResponseInfo
 } from '../../plugin'
 import { readTraffic, replayTraffic } from '../../tools'
+import { inOrderOf } from '../../lib/tools/answer-order'
 import { recordTraffic } from '../../examples/traffic'
 import { buildApp } from '../../examples/users/app'
 import { buildBillingApp } from '../../examples/billing/app'
@@ -177,7 +178,8 @@ test('replay --handlers: each handler change in HEAD is a finding on the exchang
     "line 5: PUT /items/:itemId (2000-01-01): answer body/currency: the client received 'eur', the handlers of a fresh application now answer 'EUR'.",
     "line 6: GET /items/:itemId (2000-01-01): answer body/currency: the client received 'eur', the handlers of a fresh application now answer 'EUR'."
   ])
-  const ordered = await shopFindings(traffic, { newestFirst: true })
+  // Created slowly: items the replay made in one millisecond would add a word on that tie to the finding.
+  const ordered = await shopFindings(traffic, { newestFirst: true, createsSlowly: true })
   t.same(ordered, [
     "line 4: GET /items (2000-01-01): answer body: the client received its 2 items in the order 'Pen', 'Ink'; the handlers of a fresh application, both alike, now answer them in the order 'Ink', 'Pen'."
   ], 'the same items in another order, named by their titles')
@@ -239,6 +241,65 @@ test("replay --handlers judges a list's order where both fresh applications answ
   t.same(await shopFindings(tiesOtherwise, { listOrder: 'currency' }), [],
     'recorded by currency with the euros the other way round: both orders sort by currency, only items of one currency moved (a tie the sort leaves open)')
   t.same(await shopFindings(tiesOtherwise, {}).then((found) => found.length), 1, 'not sorted by currency now: a finding')
+})
+
+const Charge = Type.Object({ id: Type.String(), amount: Type.Integer(), created: Type.Integer() })
+
+/** `amount` was `cents` in 2000-01-01. */
+class AmountWasCents extends VersionChange {
+  description = 'amount was cents.'
+  instructionsToMigrateToPreviousVersion = [schema(Charge).field('amount').had({ name: 'cents' })]
+
+  @ConvertResponseToPreviousVersionFor('/charges', ['POST', 'GET'])
+  centsDown (response: ResponseInfo) {
+    const renamed = ({ amount, ...rest }: Record<string, unknown>): Record<string, unknown> => ({ ...rest, cents: amount })
+    response.body = Array.isArray(response.body) ? response.body.map(renamed) : renamed(response.body)
+  }
+}
+
+/** A fresh charges application (Stripe's way: `created` in seconds, listed newest first) reading the time from `clock`. */
+async function charges (clock: () => number): Promise<FastifyInstance> {
+  const stored: Array<typeof Charge.static> = []
+  const app = Fastify()
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', AmountWasCents), new Version('2000-01-01')), captureExchanges: {} })
+  await app.register(versioned(async (api) => {
+    api.post('/charges', { schema: { body: Type.Object({ amount: Type.Integer() }), response: { 200: Charge } } }, async (request) => {
+      const charge = { id: randomUUID(), amount: request.body.amount, created: clock() }
+      stored.push(charge)
+      return charge
+    })
+    api.get('/charges', { schema: { response: { 200: Type.Array(Charge) } } }, async () => [...stored].sort((one, other) => other.created - one.created))
+  }))
+  return app
+}
+
+test("regression: a list sorted by a time the replay gave two items alike (created in one second) was a finding that did not say why the correct handlers' order changed", async (t) => {
+  // Recorded seconds apart; replayed within one second (each application's clock reads the second it was built in).
+  let tick = 0
+  const recording = await charges(() => Math.floor(Date.now() / 1000) - 100 + tick++)
+  const lines: string[] = []
+  const record = (message: unknown): void => { lines.push(JSON.stringify(message)) }
+  diagnosticsChannel.subscribe('fastify-versioner:exchange', record)
+  try {
+    for (const amount of [100, 200]) await recording.inject({ method: 'POST', url: '/charges', headers: { 'x-api-version': '2000-01-01' }, payload: { amount } })
+    await recording.inject({ url: '/charges', headers: { 'x-api-version': '2000-01-01' } })
+  } finally {
+    diagnosticsChannel.unsubscribe('fastify-versioner:exchange', record)
+    await recording.close()
+  }
+  const build = async (): Promise<FastifyInstance> => {
+    const second = Math.floor(Date.now() / 1000)
+    return await charges(() => second)
+  }
+  const app = await build()
+  t.teardown(() => app.close())
+  await app.ready()
+  const report = await replayTraffic(app, readTraffic(lines.join('\n')), { handlers: build })
+  t.same(report.findings.map((finding) => finding.text), [
+    'line 3: GET /charges (2000-01-01): answer body: the client received its 2 items in the order 200, 100; the handlers of a fresh application, both alike, ' +
+    'now answer them in the order 100, 200; they gave some of these items one created, which sorts both orders and tells them apart in the record: if the ' +
+    "handlers sort by created, items alike there come in the store's order (made within one tick of the clock, here), which a second sort key settles."
+  ], 'still a finding (a handler now listing oldest first looks the same), naming the tie and its fix')
 })
 
 test('regression: an id is not learned from a list that lacks an item the file did not create (its own id already stands for another)', async (t) => {
@@ -354,4 +415,16 @@ test('regression: requests using what a request with redacted values made, which
     [3, 'answer: it uses what line 1 made or sent ']
   ], 'named, each with the line whose state it needs')
   t.equal(report.answers?.compared, 1, 'the request for another handle is still compared')
+})
+
+test('regression: matching a long list\'s items took time growing with the square of its length (seconds for 50,000 items)', async (t) => {
+  const side = { id: () => undefined, text: (text: string) => text }
+  const recorded = Array.from({ length: 50_000 }, (_, index) => ({ name: `item ${index}`, place: index % 7 }))
+  const answered = [...recorded].reverse()
+  let moved: readonly number[] = []
+  const started = performance.now()
+  inOrderOf(recorded, answered, [side, side], (_pointer, order) => { moved = order; return true })
+  const took = performance.now() - started
+  t.same([moved.length, moved[0], moved.at(-1)], [50_000, 49_999, 0], 'each item matched with the same one, in the answer\'s order')
+  t.ok(took < 4000, `one pass over each list, a key per item (${Math.round(took)} ms; over 8 s before)`)
 })
