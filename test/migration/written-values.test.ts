@@ -366,8 +366,8 @@ test('regression: a value HEAD\'s own serializer refuses answered an old version
   t.notMatch(logs.entries.map((entry) => entry.msg).join('\n'), /does not fit that version's schema/, 'no version is blamed')
 })
 
-test('regression: putting back a long list a converter reversed took time growing with the square of its length (seconds for 200,000 dates)', async (t) => {
-  // Two texts, each written for 100,000 dates: reversed, none sits at its index, each text's dates put back in turn.
+test('a long list a converter reversed: each text\'s dates are put back in turn, where they now sit', async (t) => {
+  // Two texts, each written for 100,000 dates: reversed, none sits at its index. (Its cost, once quadratic: docs/benchmarks.md.)
   const length = 200_000
   const list: unknown[] = []
   const replaced: Replaced[] = []
@@ -378,10 +378,8 @@ test('regression: putting back a long list a converter reversed took time growin
   }
   list.reverse()
   const root = { v: list }
-  const started = performance.now()
   putBack(replaced, root, root)
-  const took = performance.now() - started
   t.equal((list[0] as Date).getTime(), length / 2, 'the first date written as the reversed list\'s first text is put back first')
   t.equal((list.at(-1) as Date).getTime(), length / 2 - 1, 'and the last')
-  t.ok(took < 2000, `one pass over the list, not one per value (${Math.round(took)} ms; over 5 s before)`)
+  t.ok(list.every((value) => value instanceof Date), 'every date is put back')
 })

@@ -417,14 +417,11 @@ test('regression: requests using what a request with redacted values made, which
   t.equal(report.answers?.compared, 1, 'the request for another handle is still compared')
 })
 
-test('regression: matching a long list\'s items took time growing with the square of its length (seconds for 50,000 items)', async (t) => {
+test('a long list\'s items are each matched with the same item, in the answer\'s order (its cost, once quadratic: docs/benchmarks.md)', async (t) => {
   const side = { id: () => undefined, text: (text: string) => text }
   const recorded = Array.from({ length: 50_000 }, (_, index) => ({ name: `item ${index}`, place: index % 7 }))
   const answered = [...recorded].reverse()
   let moved: readonly number[] = []
-  const started = performance.now()
   inOrderOf(recorded, answered, [side, side], (_pointer, order) => { moved = order; return true })
-  const took = performance.now() - started
   t.same([moved.length, moved[0], moved.at(-1)], [50_000, 49_999, 0], 'each item matched with the same one, in the answer\'s order')
-  t.ok(took < 4000, `one pass over each list, a key per item (${Math.round(took)} ms; over 8 s before)`)
 })
