@@ -270,6 +270,17 @@ test('a mistake no client would notice is a defect of the corpus: its witness sh
   t.same(await unwitnessed([verdict], base), ['users/comment-reworded'])
 })
 
+test('verify\'s verdict on a mutant does not depend on the witness played before it: a converter handing out a module constant another changes in place', async (t) => {
+  // The witness renders invoice.paid for a 2023-10-16 subscriber, whose converter rewrites the shared card in place;
+  // a team's CI verifies in its own process, where nothing did.
+  const mistake = corpus.find((each) => each.id === 'billing/link-payments-shown-as-one-shared-card')
+  if (mistake === undefined) throw new Error('the corpus lost billing/link-payments-shown-as-one-shared-card')
+  const alone = await measureOne(mistake.app, mistake, { base, examples: EXAMPLES })
+  const witnessed = await measureOne(mistake.app, mistake, { base, examples: EXAMPLES, witness: true })
+  t.equal(alone.caughtBy, 'verify', alone.detail)
+  t.same([witnessed.caughtBy, witnessed.findings, witnessed.detail], [alone.caughtBy, alone.findings, alone.detail], 'the same verdict, findings and first finding')
+})
+
 test('the apps share a validator of a schema holding $id or $ref only with apps that compiled the same schemas before it', async (t) => {
   // Ajv told to keep the $ids it compiles (Fastify's default does not): /pair's `$ref` then resolves to the $id
   // /thing's schema declared, and its one text means another validator in each app.

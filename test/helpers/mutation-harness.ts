@@ -8,7 +8,7 @@
 import { execFile } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises'
-import { join, relative, resolve, sep } from 'node:path'
+import { dirname, join, relative, resolve, sep } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { checkDocuments, readTraffic, replayTraffic, verify, type SentWebhook, type Traffic } from '../../tools'
 import { recordTraffic } from '../../examples/traffic'
@@ -339,8 +339,9 @@ export async function measureOne (app: ExampleApp, mistake: Mistake | undefined,
 /**
  * measureOne's work on the written mutant `file`. The witness is played first, on a fresh app (as the correct app's
  * answers are), and check runs on the same app: it reads only the documents, which no request changes. What sends
- * requests of its own (verify, the example's handler tests, the replay) runs on a fresh app when check caught nothing:
- * a mistake check catches starts one app, not two.
+ * requests of its own (verify, the example's handler tests, the replay) runs on a fresh app when check caught nothing,
+ * of freshly loaded modules when the witness was played (its requests may have changed a module's state, which a
+ * team's CI never saw): a mistake check catches starts one app, not two.
  */
 async function measureMutant ({ app, mistake, options, file, started }: { app: ExampleApp, mistake: Mistake | undefined, options: MeasureOptions, file: string, started: number }): Promise<Verdict> {
   let answers: Answer[] | undefined
@@ -363,6 +364,9 @@ async function measureMutant ({ app, mistake, options, file, started }: { app: E
     if (answers !== undefined) {
       closed = true
       await instance.close()
+      // The witness's requests may have changed the mutant's module state (a constant one converter hands out and
+      // another changes in place): verify reads the modules as loaded.
+      unloadMutant(dirname(file))
       instance = await loadMutant(file, [], sent = [])
       closed = false
     }
