@@ -103,7 +103,8 @@ import { measureCorpus, measureOne, mutantsFolder, mutantTypeErrors, scoreOf, sc
 // cards only, a card's brand renamed with the decorators on each other's methods, a search filter renamed and
 // converted the wrong way round, a customer's email made unique in HEAD, a currency required with usd for older
 // customers, a house number required in HEAD): 75.2 % (167 of 222: 75.23 %; the 210 still 157, the 12 new 10),
-// asserted rounded down.
+// asserted rounded down; still 75.2 % (167 of 222) once verify echoed into a field made nullable and check judged a
+// length bound by the lengths a format implies (decision 0312: the prefixed ids caught by verify, not check).
 // Raise it as the tools learn; the goal is 95 %. Never lower it to let a mistake through: fix the tool, or say in the
 // docs what it misses (a corpus grown blind measures the proof anew: that is not lowering it).
 const THRESHOLD = 75.2

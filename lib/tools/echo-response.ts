@@ -16,12 +16,23 @@ function propertiesOf (node: JsonSchema): Record<string, unknown> {
   return typeof node.properties === 'object' && node.properties !== null ? node.properties as Record<string, unknown> : {}
 }
 
-/** True when two schemas hold the same kind of value: the same JSON type, and for lists items of the same JSON type. */
+/**
+ * True when a response schema holds every JSON type of a request schema: the same, or more (a field made nullable in
+ * the response, `string` stored and answered where `string|null` is), a handler storing the value answering it as it is.
+ */
+function holdsTypes (request: unknown, response: unknown, resolveRef: RefResolver): boolean {
+  const [sent, answered] = [jsonTypeOf(request, resolveRef), jsonTypeOf(response, resolveRef)]
+  if (sent === answered) return true
+  const types = new Set(answered.split('|'))
+  return sent !== 'any' && !types.has('any') && sent.split('|').every((type) => types.has(type))
+}
+
+/** True when two schemas hold the same kind of value: the response every JSON type of the request, and for lists items alike. */
 function alike (request: unknown, response: unknown, resolveRef: RefResolver): boolean {
-  if (jsonTypeOf(request, resolveRef) !== jsonTypeOf(response, resolveRef)) return false
+  if (!holdsTypes(request, response, resolveRef)) return false
   const [left, right] = [asNode(request, resolveRef), asNode(response, resolveRef)]
   return left?.items === undefined || right?.items === undefined || Array.isArray(left.items) || Array.isArray(right.items) ||
-    jsonTypeOf(left.items, resolveRef) === jsonTypeOf(right.items, resolveRef)
+    holdsTypes(left.items, right.items, resolveRef)
 }
 
 /**
@@ -102,11 +113,14 @@ function echoAt (place: Place, resolveRef: RefResolver, echoed: Set<string>): un
     setOwn(result, String(key), echoAt({ request: (request as Record<PathKey, unknown>)[key], requestSchema: sub, response: over, responseSchema: there, path: child }, resolveRef, echoed))
   }
   if (Array.isArray(request)) return result
-  // A field the request left out: a handler storing the request has nothing for it, where the response may leave it out.
+  // A field the request left out: a handler storing the request has nothing for it, where the response may leave it
+  // out, or `null` where the response requires it and holds `null` (a field made nullable: `familyName ?? null`).
   const required = new Set(Array.isArray(responseNode.required) ? responseNode.required as string[] : [])
-  const mine = propertiesOf(requestNode)
+  const [mine, answered] = [propertiesOf(requestNode), propertiesOf(responseNode)]
   for (const key of Object.keys(result)) {
-    if (!Object.hasOwn(request, key) && Object.hasOwn(mine, key) && !required.has(key) && alike(mine[key], propertiesOf(responseNode)[key], resolveRef)) delete result[key]
+    if (Object.hasOwn(request, key) || !Object.hasOwn(mine, key) || !alike(mine[key], answered[key], resolveRef)) continue
+    if (!required.has(key)) delete result[key]
+    else if (jsonTypeOf(answered[key], resolveRef).split('|').includes('null')) result[key] = null
   }
   return result
 }

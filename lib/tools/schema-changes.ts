@@ -8,6 +8,7 @@ import { pointerSegment } from '../core/json-schema'
 import { ACCEPTS_VERSION } from './comparable-documents'
 import { additionalPropertiesChange } from './additional-properties'
 import { allowedStill, nullableRetyped, wrappedMembers } from './finite-values'
+import { lengthsHeld } from './string-lengths'
 import {
   actionWord, at, dataPointer, report, shownValue, TEXT_KEYS,
   type Comparison, type JsonPath, type Place, type RawDiff
@@ -53,7 +54,7 @@ export function classifySchemaChange (comparison: Comparison, diff: RawDiff, ope
     return
   }
   if (enumMemberChange(comparison, diff, { operation, where, request, keyword, schemaPath: place.schemaPath })) return
-  if (!TEXT_KEYS.has(key) && key !== 'const' && key !== '$ref' && allowedStill(comparison, diff, keyword, request)) {
+  if (!TEXT_KEYS.has(key) && key !== 'const' && key !== '$ref' && (allowedStill(comparison, diff, keyword, request) || lengthsHeld(comparison, diff, keyword, request))) {
     report(comparison, operation, where, `${keyword.join('/')} ${shownValue(diff.before)} → ${shownValue(diff.after)} (${stillWords(request)})`, false)
     return
   }
