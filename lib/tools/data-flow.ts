@@ -15,15 +15,18 @@ import { visibleFields } from '../schemas/object-fields'
 import type { FieldState, SeedState } from '../schemas/seeds'
 import { pointerSegment } from '../core/json-schema'
 import type { JsonSchema } from '../values/examples'
-import { compileMembers } from '../values/union-matchers'
+import { compileMembers, type Matcher } from '../values/union-matchers'
 import type { ResolveRef } from '../values/shapes'
 import { lowerCaseHeaders } from '../routes/prepared-schemas'
 import { fieldsThereOnly, formatsOf, outOfRange, placeThere, propertySchema, typesBesideNull } from './places-there'
 import { keptField, type Kept } from './renamed-values'
 import { withOwnKeywords } from './ref-keywords'
 
-/** Resolves a `$ref` of a schema (the application's `$id`s). */
-export type RefResolver = (ref: string) => unknown
+/**
+ * Resolves a `$ref` of a schema (the application's `$id`s). A run's resolver (verify's) also holds the union matchers
+ * {@link readingNode} compiled in the run, by member list: they live as long as the run.
+ */
+export type RefResolver = ((ref: string) => unknown) & { readonly unionMatchers?: WeakMap<readonly unknown[], Matcher[]> }
 
 /** The schema node `schema` is, following `$ref`s (with their own keywords); `undefined` when it names nothing. */
 export function asNode (schema: unknown, resolveRef: RefResolver): JsonSchema | undefined {
@@ -77,7 +80,12 @@ export function readingNode (node: JsonSchema, value: unknown, resolveRef: RefRe
   const form = at === undefined || at.level === 0 ? undefined : asNode(at.generation.formAt(node as TSchema, at.level), resolveRef)
   const theirs = (form?.anyOf ?? form?.oneOf) as unknown[] | undefined
   const read = Array.isArray(theirs) && theirs.length === members.length ? theirs : members
-  const index = compileMembers(read.map((member) => (typeof member === 'object' && member !== null ? member : {}) as TSchema), resolveRef as ResolveRef).findIndex((matches) => matches(value))
+  let matchers = resolveRef.unionMatchers?.get(read)
+  if (matchers === undefined) {
+    matchers = compileMembers(read.map((member) => (typeof member === 'object' && member !== null ? member : {}) as TSchema), resolveRef as ResolveRef)
+    resolveRef.unionMatchers?.set(read, matchers)
+  }
+  const index = matchers.findIndex((matches) => matches(value))
   return index === -1 ? node : asNode(members[index], resolveRef) ?? node
 }
 

@@ -18,7 +18,7 @@ import { toolLibrary } from './tool-library'
 import { typeOf, type JsonSchema } from '../values/examples'
 import { patternOf, type FormatPatterns } from '../values/string-examples'
 import { subschemasOf } from '../core/subschemas'
-import { asNode } from './data-flow'
+import { asNode, type RefResolver } from './data-flow'
 import { allowsNull, boundaryLength, boundaryNumber, BOUNDARIES, distinctItems, multipleOfStep, numberRange, RECORD_KEYS, twinNumber, type Boundary } from './boundary-values'
 import { sentinelFor } from './boundary-strings'
 import { kChoice, kLeaf, kNumber, kRepeat, materialize, type BoundaryNumber, type Choice, type Leaf, type Materialized } from './example-tokens'
@@ -43,7 +43,7 @@ export interface GeneratedExample {
 /** How to build examples of one schema. */
 export interface GenerationOptions {
   /** Resolves a `$ref` (an `$id` of the application's schemas); `undefined` when it names nothing. */
-  readonly resolveRef: (ref: string) => unknown
+  readonly resolveRef: RefResolver
   /** How many examples to sample (every enum member is added on top when sampling missed one). */
   readonly count: number
   readonly seed: number

@@ -103,20 +103,35 @@ function outermost (collect: Collector, data: unknown): { place: string, value: 
   return best
 }
 
-/** Compares one seed's value across the carriers of one version; `seed` its HEAD object. */
+/**
+ * Compares one seed's value across the carriers holding it, in every version (one comparison a seed for a whole run:
+ * what it compiles and reads serves every version).
+ */
 class SeedComparison {
-  private readonly finders = new Map<string, Collector | null>()
-  private readonly collectors = new Map<TSchema, ReturnType<typeof compileCollector>>()
+  /** The collectors of the seed: in each carrier's HEAD schema (by HEAD schema), and in each form at a level (by level, then form). */
+  private readonly collectors = new Map<TSchema, Collector | null>()
+  private readonly finders = new Map<number, Map<TSchema, Collector | null>>()
+  /** The examples of each carrier's HEAD schema holding the seed somewhere; the seed's outermost value in each carried body, by level. */
+  private readonly fitting = new Map<TSchema, unknown[]>()
+  private readonly values = new WeakMap<Carried, Map<number, { place: string, value: unknown } | undefined>>()
 
   constructor (private readonly env: VerifyEnvironment, private readonly seed: TSchema) {}
 
+  /** The examples of `head` holding the seed somewhere (a list with an item, an optional field present). */
+  envelopes (head: TSchema): unknown[] {
+    let found = this.fitting.get(head)
+    if (found === undefined) {
+      const collect = this.collectorIn(head)
+      found = examplesOf(this.env, head).map((example) => example.value).filter((envelope) => this.occurrences(collect, envelope).length > 0)
+      this.fitting.set(head, found)
+    }
+    return found
+  }
+
   /** A copy of `envelope` (an example of `head`) with every occurrence of the seed replaced by a copy of `value`. */
   placed (head: TSchema, envelope: unknown, value: unknown): unknown {
-    if (!this.collectors.has(head)) this.collectors.set(head, compileCollector(head, { isTarget: (node) => this.isSeed(node, 0), resolveRef: this.env.resolveRef as (ref: string) => TSchema | undefined }))
-    const collect = this.collectors.get(head)
     const holder: Holder = { '': copyJson(envelope) }
-    const found: Occurrence[] = []
-    collect?.(holder, '', found)
+    const found = this.occurrences(this.collectorIn(head), holder[''], holder)
     if (found.length === 0) return undefined
     // Innermost first: an outer occurrence placed last holds the value whole.
     for (const [at, key] of found) setOwn(at, key, copyJson(value))
@@ -125,20 +140,37 @@ class SeedComparison {
 
   /** The seed's first outermost value in a carrier's body at `level` (of the carrier's form there), with its place. */
   valueIn (carried: Carried, level: number): { place: string, value: unknown } | undefined {
+    const known = this.values.get(carried) ?? new Map<number, { place: string, value: unknown } | undefined>()
+    this.values.set(carried, known)
+    if (known.has(level)) return known.get(level)
     const body = carried.trail.get(level)?.body
-    const key = `${carried.carrier.name}\n${carried.carrier.target.part}\n${level}`
-    if (!this.finders.has(key)) {
-      const form = carried.carrier.target.formAt('body', level)
-      this.finders.set(key, compileCollector(form, { isTarget: (node) => this.isSeed(node, level), resolveRef: this.env.resolveRef as (ref: string) => TSchema | undefined }))
-    }
-    const find = this.finders.get(key)
-    return find === null || find === undefined || body === undefined ? undefined : outermost(find, body)
+    const form = carried.carrier.target.formAt('body', level)
+    const byForm = this.finders.get(level) ?? new Map<TSchema, Collector | null>()
+    this.finders.set(level, byForm)
+    if (!byForm.has(form)) byForm.set(form, compileCollector(form, { isTarget: (node) => this.isSeed(node, level), resolveRef: this.env.resolveRef as (ref: string) => TSchema | undefined }))
+    const find = byForm.get(form)
+    const value = find === null || find === undefined || body === undefined ? undefined : outermost(find, body)
+    known.set(level, value)
+    return value
   }
 
   /** The first difference between two values of the seed at `level`, at a place its form there declares (a serializer drops others). */
   difference (one: unknown, other: unknown, level: number): Difference | undefined {
     const form = this.env.state.generation.formAt(this.seed, level)
     return differencesOf(one, other).find(({ pointer }) => declaresPlace(form, pointer.split('/').slice(1).map(pointerKey), this.env.resolveRef as (ref: string) => TSchema | undefined))
+  }
+
+  /** The seed's collector in a carrier's HEAD schema. */
+  private collectorIn (head: TSchema): Collector | null | undefined {
+    if (!this.collectors.has(head)) this.collectors.set(head, compileCollector(head, { isTarget: (node) => this.isSeed(node, 0), resolveRef: this.env.resolveRef as (ref: string) => TSchema | undefined }))
+    return this.collectors.get(head)
+  }
+
+  /** The occurrences of the seed `collect` finds in `data` (held by `holder`), innermost first. */
+  private occurrences (collect: Collector | null | undefined, data: unknown, holder: Holder = { '': data }): Occurrence[] {
+    const found: Occurrence[] = []
+    collect?.(holder, '', found)
+    return found
   }
 
   private isSeed (node: TSchema, level: number): boolean {
@@ -223,6 +255,7 @@ function groupsOf (comparison: SeedComparison, all: readonly Carried[], level: n
 export async function carrierFindings (env: VerifyEnvironment, webhooks: readonly DeclaredWebhook[]): Promise<CarrierFinding[]> {
   const findings = new UnalikeFindings()
   const seedCache = new Map<TSchema, Set<TSchema>>()
+  const comparisons = new Map<TSchema, SeedComparison>()
   const byLevel = env.state.steps.map((_step, index) => carriersAt(env, webhooks, index + 1))
   const replays = new CarrierReplays(env, byLevel)
   for (let level = 1; level <= env.state.steps.length; level++) {
@@ -232,12 +265,11 @@ export async function carrierFindings (env: VerifyEnvironment, webhooks: readonl
     for (const carrier of carriers) for (const seed of seedsOf(env, carrier.head, seedCache)) bySeed.set(seed, [...bySeed.get(seed) ?? [], carrier])
     for (const [seed, holding] of bySeed) {
       if (holding.length < 2 || holding.every((carrier) => carrier.target.steps.length === 0)) continue
-      const comparison = new SeedComparison(env, seed)
+      const comparison = comparisons.get(seed) ?? new SeedComparison(env, seed)
+      comparisons.set(seed, comparison)
       const seedName = env.state.generation.seedOf(seed)?.display ?? 'the schema'
       const seedExamples = examplesOf(env, seed)
-      // The examples of each carrier holding the seed somewhere (a list with an item, an optional field present).
-      const envelopes = holding.map((carrier) => examplesOf(env, carrier.head).map((example) => example.value)
-        .filter((envelope) => comparison.placed(carrier.head, envelope, seedExamples[0]?.value) !== undefined))
+      const envelopes = holding.map((carrier) => comparison.envelopes(carrier.head))
       for (const [count, example] of seedExamples.entries()) {
         const all: Carried[] = []
         for (const [index, carrier] of holding.entries()) {
