@@ -68,7 +68,7 @@ export class ConverterPlanner {
   private readonly written = new Map<TSchema, WrittenPlaces>()
   /** What each request part form holds of deprecated fields (./field-deprecations.ts): one walk a form, for every route and version. */
   readonly deprecations = new WeakMap<TSchema, FormDeprecations | null>()
-  /** The guards of each HEAD schema at each level (../value-guards.ts): one list a schema and level, for every route. */
+  /** The guards of each HEAD schema at each level (./value-guards.ts): one list a schema and level, for every route. */
   private readonly guards = new Map<TSchema, Map<number, readonly ValueGuard[]>>()
 
   /** The shapes between the changes of a version holding several, made on first need. */

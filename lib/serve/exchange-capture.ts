@@ -54,7 +54,7 @@ interface Capture {
   headData?: true
   handlerRequest?: RecordedRequest
   handlerResponse?: RecordedResponse
-  /** A refused request's error as the error handler answered it (./refusal-capture.ts). */
+  /** A refused request's error as the error handler answered it (its form: ./exchange-records.ts). */
   refusedResponse?: RecordedResponse
 }
 
@@ -131,7 +131,7 @@ function parsedPayload (payload: unknown, reply: FastifyReply): { body: unknown 
 }
 
 /**
- * Publishes a refused request's exchange (./refusal-capture.ts), its client's answer `body`; its error was recorded by
+ * Publishes a refused request's exchange (its form: ./exchange-records.ts), its client's answer `body`; its error was recorded by
  * the first send hook, before its version's error converters.
  */
 function publishRefusal (request: FastifyRequest, reply: FastifyReply, record: { found: Capture, body: unknown, latest: string, redaction: Redaction }): void {

@@ -47,7 +47,7 @@ export interface RequestState {
   pinned: boolean
   /** How many of its holds on the bundle's version storage are left (its `close`, its `onSend`): see {@link holdStorage}. */
   storageHolds: number
-  /** Its `If-None-Match` while held back from the application's `onSend` hooks; `null` once `reply.send` holds it (./conditional-requests.ts). */
+  /** Its `If-None-Match` while held back from the application's `onSend` hooks; `null` once `reply.send` holds it (./sent-entity-tags.ts). */
   noneMatch: string | null | undefined
 }
 

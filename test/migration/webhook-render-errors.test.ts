@@ -47,6 +47,25 @@ test('a version gone after its sunset falls forward from then on: the timestamp,
   t.match(early, { timestamp: Math.floor((sunset.getTime() - 1000) / 1000), deliveries: [{ version: '2000-01-01' }] }, 'the now option is the clock')
 })
 
+test('a pin in a scheduled brownout is rendered in its version, not fallen forward: the 410 is for requests only', async (t) => {
+  const inside = Date.parse('2026-04-07T14:30:00Z')
+  const versions = new VersionBundle(new Version('2002-01-01'), new Version('2001-01-01'), new Version('2000-01-01', {
+    deprecatedAt: '2025-06-01', sunsetAt: '2026-06-01', afterSunset: 'gone', brownouts: [{ start: '2026-04-07T14:00:00Z', end: '2026-04-07T15:00:00Z' }]
+  }))
+  const app = await webhookApp(t, versions, { now: () => inside })
+  t.equal((await app.inject({ url: '/ping', headers: { 'x-api-version': '2000-01-01' } })).statusCode, 410, 'a request inside the window is answered 410')
+  const secret = newSecret()
+  const subscribers = [{ id: 'ep_old', version: '2000-01-01', secret }]
+  const clocked = await app.versioner.webhooks.render('invoice.paid', event, { subscribers })
+  t.match(clocked.deliveries[0], { version: '2000-01-01', fellForward: false }, 'by the now clock, inside the window')
+  t.equal(clocked.deliveries[0].headers['x-api-version'], '2000-01-01')
+  t.equal(clocked.deliveries[0].body, JSON.stringify(await app.versioner.migrateResponseBody(invoicePaid.body, { latestBody: event, version: '2000-01-01' })), "2000-01-01's body")
+  const stamped = await renderWebhook(versions, invoicePaid, event, { subscribers, timestamp: new Date(inside) })
+  t.match(stamped.deliveries[0], { version: '2000-01-01', fellForward: false }, 'renderWebhook, a timestamp inside the window')
+  const after = await app.versioner.webhooks.render('invoice.paid', event, { subscribers, timestamp: new Date('2026-06-02T00:00:00Z') })
+  t.match(after.deliveries[0], { version: '2001-01-01', fellForward: true }, 'after the sunset it falls forward')
+})
+
 test('regression: a middle version gone after its sunset fell back to an older version; it falls forward to the closest newer one', async (t) => {
   const gone = { sunsetAt: new Date(Date.now() - DAY), afterSunset: 'gone' as const }
   const versions = new VersionBundle(new Version('2003-01-01'), new Version('2002-01-01'), new Version('2001-01-01', gone), new Version('2000-01-01'))
