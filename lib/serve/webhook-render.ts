@@ -92,7 +92,8 @@ interface Pin {
 
 /**
  * Resolves pins at an instant, each distinct pin once: a served version as requests are picked then, else the closest
- * newer version served, else the oldest served (decision 0080).
+ * newer version served, else the oldest served (decision 0080). A brownout window is not read: only the sunset moves a
+ * pin (decision 0314).
  */
 function pinResolver (bundle: VersionBundle, instant: number): (subscriber: WebhookSubscriber, index: number) => Pin {
   const releases = startReleaseClock(bundle, () => instant)
