@@ -52,7 +52,7 @@ function isNode (value: unknown): value is Node {
 }
 
 /** Every object of `value` (itself included) by identity, with its path from `value`, each once. */
-function objectsOf (value: unknown): Map<Node, PathKey[]> {
+export function objectsOf (value: unknown): Map<Node, PathKey[]> {
   const found = new Map<Node, PathKey[]>()
   const pending: Array<[unknown, PathKey[]]> = [[value, []]]
   while (pending.length > 0) {
@@ -66,7 +66,7 @@ function objectsOf (value: unknown): Map<Node, PathKey[]> {
 }
 
 /** The path {@link objectsOf} gives `target` in `value` (the same walk, in the same order), found without walking past it. */
-function pathIn (value: unknown, target: Node): PathKey[] | undefined {
+export function pathIn (value: unknown, target: Node): PathKey[] | undefined {
   const seen = new Set<Node>()
   const pending: Array<[Node, PathKey[]]> = isNode(value) ? [[value, []]] : []
   while (pending.length > 0) {

@@ -15,6 +15,7 @@ import type { RequestPart } from '../routes/version-plan'
 import { ConverterFailure, copyJson, runStepsToBody } from '../serve/step-runner'
 import { convertersByChange, type ConverterRun } from './converter-tracking'
 import { watchedSteps } from './converted-twice'
+import type { HandedOut } from './shared-objects'
 import { plainCopy } from './plain-copy'
 import { pointerOfPath, valueAt, type RefResolver } from './data-flow'
 import { artefactBeside, arrives, deliveredStrings, madeUpArtefacts, notArriving, spoiltStrings } from './sentinel-arrival'
@@ -39,6 +40,8 @@ export interface ReplayContext {
   readonly resolveRef: RefResolver
   readonly steps: readonly GenerationStep[]
   readonly runConverter?: ConverterRun
+  /** The objects converters made in this `verify` run, to find one handed to two bodies (./shared-objects.ts); none: not looked for. */
+  readonly handedOut?: HandedOut
   /** Runs `work` in the version at `level` as serving does (a `VersionChangeWithSideEffects` reads it); absent when no change does. */
   readonly inVersion?: (level: number, work: () => Promise<unknown>) => Promise<unknown>
 }
@@ -257,7 +260,8 @@ async function replayAt (context: ReplayContext, replay: Replay): Promise<Replay
   for (let count = 0; count < level; count++) {
     const index = status === undefined ? level - 1 - count : count
     const where = { step: index, reached: status === undefined ? index : index + 1 }
-    const { steps, watch, ran } = watchedSteps(index >= 1 ? byChange(context.steps[index]) : [], context.steps[index], { run: context.runConverter, body: info.body })
+    const run = context.handedOut?.watching(context.runConverter, info.body) ?? context.runConverter
+    const { steps, watch, ran } = watchedSteps(index >= 1 ? byChange(context.steps[index]) : [], context.steps[index], { run, body: info.body })
     try {
       if (steps.length > 0) info.body = await runStepsToBody(steps, info, info.body, { method: replay.method, reply })
     } catch (error) {
@@ -265,6 +269,9 @@ async function replayAt (context: ReplayContext, replay: Replay): Promise<Replay
       if (refusal !== undefined) replay.refused?.(refusal)
       return refusal === undefined ? converterFailed(error, { ...where, converters: [...new Set(ran)] }) : undefined
     }
+    // Before the data is judged: a later converter changing the shared object may have made it invalid.
+    const shared = context.handedOut?.take()
+    if (shared !== undefined) return { ...shared, part: 'body', ...where, converters: [...new Set(ran)] }
     // No converter ran: the body is the one the level before had (the trail's readers only read it).
     const before = ran.length === 0 && count > 0 ? replay.trail?.get(status === undefined ? where.reached + 1 : where.reached - 1) : undefined
     replay.trail?.set(where.reached, {

@@ -14,10 +14,9 @@
  * example must also come back from HEAD equal to what went up, in the response a handler echoing it would answer
  * (./echo-response.ts), and where it returns the schema it takes, a response sent back up must give HEAD its strings
  * back (./verify-trips.ts). One schema carried by several routes and webhooks must arrive alike through each (./verify-carriers.ts). One request per route and version that fails validation is sent through the application,
- * and a 400 its version's document does not describe is a finding (./verify-error-bodies.ts). Each finding names the
- * route or webhook, the version, the direction, the version change at
- * fault, the converters that ran there (or none), the JSON pointer and the value, says what went wrong and what to
- * add or fix.
+ * and a 400 its version's document does not describe is a finding (./verify-error-bodies.ts), as is a converter handing
+ * one object to two bodies (./shared-objects.ts). Each finding names the route or webhook, the version, the direction,
+ * the version change at fault, the converters that ran there (or none), the JSON pointer and the value, says what went wrong and what to add or fix.
  * @module
  */
 import type { FastifyInstance } from 'fastify'
@@ -39,6 +38,7 @@ import { singleApi, versionerStateOf } from './versioned-apis'
 import { errorBodyFindings, type ErrorBodyFinding } from './verify-error-bodies'
 import { converterLiterals } from './converter-literals'
 import { carrierFindings, type CarrierFinding } from './verify-carriers'
+import { HandedOut } from './shared-objects'
 
 /**
  * One problem `verify` found: a replay's (./verify-replay.ts), a full replace's or partial update's (`'replace clears'`,
@@ -101,7 +101,7 @@ function valueOf (finding: Omit<VerifyFinding, 'text'>): string {
 function describe (finding: Omit<VerifyFinding, 'text'>, { reached, worded }: { reached: string, worded: boolean }): string {
   const side = finding.direction === 'request' ? `request ${finding.part}` : finding.part
   const fails = reached === 'HEAD' ? 'fails HEAD validation' : `fails the schema of ${reached}`
-  const what = ['lost', 'round trip', 'uncompilable', 'converted twice'].includes(finding.kind) || worded
+  const what = ['lost', 'round trip', 'uncompilable', 'converted twice', 'shared object'].includes(finding.kind) || worded
     ? `${side}${finding.pointer}: ${finding.message.replace(/\.$/, '')}`
     : finding.kind === 'converter failed'
       ? `a converter failed: ${finding.message}`
@@ -256,7 +256,7 @@ export async function verify (app: FastifyInstance, options: VerifyOptions = {})
   const unverified = new Unverified()
   const compile = strictValidator(resolveRef, ajv)
   const derived = new DerivedFields(state, compile)
-  const env = { derived, state, generation: state.generation, pairings: new Map(), examples: new Map(), resolveRef, compile, compileText: textValidator(resolveRef, ajv), formats: formatPatterns(ajv), unverified: unverified.add, steps: state.steps, literalsOf: converterLiterals(state.options.versions.versions), alikeIssues: retypedAlikeIssues({ steps: state.steps, generation: state.generation }), count: options.examples ?? 200, seed: options.seed ?? 1, report: findings.report, replayed: 0, inVersion: inVersionOf(state) }
+  const env = { derived, state, generation: state.generation, pairings: new Map(), examples: new Map(), resolveRef, compile, compileText: textValidator(resolveRef, ajv), formats: formatPatterns(ajv), unverified: unverified.add, steps: state.steps, literalsOf: converterLiterals(state.options.versions.versions), alikeIssues: retypedAlikeIssues({ steps: state.steps, generation: state.generation }), count: options.examples ?? 200, seed: options.seed ?? 1, report: findings.report, replayed: 0, inVersion: inVersionOf(state), handedOut: new HandedOut() }
   for (const head of state.headRoutes as readonly HeadRoute[]) {
     for (const registered of head.registered) {
       for (const behaviour of registered.behaviours.values()) if (!uncompilableRoute(env, head, behaviour)) await verifyRoute(env, head, behaviour)
