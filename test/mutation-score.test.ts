@@ -166,8 +166,13 @@ const THRESHOLD = 75.2
 // 210: 88.09 %) with the two updates of decisions 0295 and 0301, asserted rounded down.
 // 88.7 % (197 of 222: 88.74 %) once the corpus grew blind a fourteenth time (decision 0306: replay --handlers catches
 // both of its 2 misses, the old event never rendered and a customer's known email refused 409), asserted rounded down.
+// 92.3 % (205 of 222: 92.34 %) once the example's clients made the traffic of a month (examples/traffic.ts: a
+// customer's two or three invoices searched with and without filters and a page of two, a retried create, a user's
+// addresses listed, refused requests): replay --handlers catches 8 more, 6 by a list of several items (orders, a full
+// page's hasMore, a search without statuses), 1 by the converters' replay (addresses sorted on the way down), 1 by the
+// retry (keys expired by seconds against milliseconds); the refusals catch none. Asserted rounded down.
 // The same rule: raised as the tools learn, never lowered.
-const WITH_TRAFFIC = 88.7
+const WITH_TRAFFIC = 92.3
 // With the example's own tests that run its handlers (test/helpers/example-tests.ts: replaceFromEveryVersion on a
 // customer it stores, readWebhookDelivery on each invoice.paid it sends), as a team's suite runs them in CI: the
 // mistakes only a handler shows (keeps declared and not kept, PUT made a merge, a webhook sent as HEAD builds it).

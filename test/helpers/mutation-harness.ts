@@ -302,7 +302,10 @@ async function judge (app: FastifyInstance, example: ExampleApp, options: Measur
     : { caughtBy: 'replay', detail: `replay: ${first.text}`, breaks: 0, findings: replayed.findings.length }
 }
 
-/** Rounds of the example's clients recorded for replay: every route and version, lists of one to four items. */
+/**
+ * Rounds of the example's clients recorded for replay: every route and version, lists of one to three items (a
+ * customer's invoices, a user's addresses), and requests their version refuses.
+ */
 const TRAFFIC_ROUNDS = 6
 const recorded = new Map<ExampleApp, Promise<Traffic>>()
 
