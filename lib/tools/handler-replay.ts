@@ -11,7 +11,7 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { rootOf } from '../core/application-root'
 import { isRedacted } from '../values/redaction'
 import type { RecordedExchange, RecordedRefusal } from './traffic-file'
-import { IdsInStrings } from './ids-in-strings'
+import { IdsInStrings, strayId } from './ids-in-strings'
 import { bodyAsSent } from './sent-bodies'
 import { inOrderOf, playedSide, recordedSide } from './answer-order'
 
@@ -141,8 +141,9 @@ function learnAnswer (recorded: RecordedExchange['clientResponse'], live: readon
     if (before.length === left.length && before.length === right.length) before.forEach((segment, index) => { collectIds(segment, [left[index], right[index]], found) })
   }
   for (const [recordedValue, ...values] of found.sort((one, other) => one[0].length - other[0].length)) {
-    // An application's id stands for one recorded id: a list answered with another item first teaches nothing.
-    if (maps[0].ids.has(recordedValue) || maps.some((map, index) => map.back.has(values[index]))) continue
+    // An application's id stands for one recorded id: a list answered with another item first teaches nothing; nor
+    // does a string holding a known id without its counterpart (a retried create answered with a second invoice's URL).
+    if (maps[0].ids.has(recordedValue) || maps.some((map, index) => map.back.has(values[index]) || strayId(recordedValue, values[index], map))) continue
     const turned = maps.map((map, index) => map.outside.replace(values[index]).text)
     if (maps[0].inside.holds(recordedValue) && turned[0] === turned[1]) continue
     maps.forEach((map, index) => {
