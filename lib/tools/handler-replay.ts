@@ -13,7 +13,7 @@ import { isRedacted } from '../values/redaction'
 import type { RecordedExchange, RecordedRefusal } from './traffic-file'
 import { IdsInStrings, strayId } from './ids-in-strings'
 import { bodyAsSent } from './sent-bodies'
-import { inOrderOf, playedSide, recordedSide } from './answer-order'
+import { inOrderOf, madeAnew, playedSide, recordedSide } from './answer-order'
 
 /**
  * Builds a fresh application, as the app module's export does: every call a new instance with a fresh state.
@@ -129,8 +129,10 @@ function collectIds (recorded: unknown, live: readonly [unknown, unknown], into:
  */
 function learnAnswer (recorded: RecordedExchange['clientResponse'], live: readonly [Answer, Answer], maps: readonly [IdMap, IdMap]): void {
   const found: Candidate[] = []
-  // Each item of a list paired with the same item (by the ids known so far), whatever order each answered it in.
-  const [left, right] = maps.map((map, index) => inOrderOf(recorded.body, live[index].body, [recordedSide(map), playedSide(map)], () => true))
+  // Each item of a list paired with the same item (by the ids known so far, else by what it holds beside the strings
+  // made anew), whatever order each answered it in.
+  const [made, own] = madeAnew(recorded.body, [live[0].body, live[1].body])
+  const [left, right] = maps.map((map, index) => inOrderOf(recorded.body, live[index].body, [recordedSide(map, made), playedSide(map, own[index])], () => true))
   collectIds(recorded.body, [left, right], found)
   for (const [name, value] of Object.entries(recorded.headers)) {
     const now = [live[0].headers[name], live[1].headers[name]] as const
