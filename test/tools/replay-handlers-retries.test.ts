@@ -4,11 +4,13 @@
 // body, a URL in its body, a `Location`, a header of its own), the new id is a finding, never noise.
 import { test } from 'tap'
 import { randomUUID } from 'node:crypto'
+import fc from 'fast-check'
 import diagnosticsChannel from 'node:diagnostics_channel'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import { fastifyVersioner, HeadVersion, versioned, Version, VersionBundle } from '../../plugin'
 import { readTraffic, replayTraffic } from '../../tools'
+import { IdsInStrings, strayId } from '../../lib/tools/ids-in-strings'
 
 /** Where an order's answer names the order: its body's `id`, a `url` in its body, a `Location`, an `X-Order-Id` header. */
 type Carrier = 'id' | 'url' | 'location' | 'header'
@@ -97,3 +99,17 @@ for (const { carriers, place } of CASES) {
     t.same(await findings(traffic, shop(carriers, true)), [`2 ${place}`], 'the retry makes a second order: the client is billed twice')
   })
 }
+
+test('strayId: a string holding a known id answered with its counterpart in its place is no change; with another id, or none, it is', (t) => {
+  const id = fc.stringMatching(/^[a-z]{2,4}_[0-9a-f]{8,12}$/)
+  // Where an answer names an id: a whole string, a path, a query, a quoted etag, a comma-joined list with another.
+  const forms = fc.constantFrom((held: string) => held, (held: string) => `/orders/${held}`, (held: string) => `/v1/x?order=${held}&page=2`,
+    (held: string) => `"${held}"`, (held: string) => `${held},ord_00000000`)
+  fc.assert(fc.property(id, id, id, forms, (recorded, own, other, form) => {
+    fc.pre(new Set([recorded, own, other]).size === 3)
+    const app = { ids: new Map([[recorded, own]]), inside: new IdsInStrings([[recorded, own]]) }
+    return !strayId(form(recorded), form(own), app) && strayId(form(recorded), form(other), app) && strayId(form(recorded), undefined, app)
+  }))
+  t.notOk(strayId('/orders/unknown_12345678', '/orders/anything_1', { ids: new Map(), inside: new IdsInStrings() }), 'no known id: nothing to judge')
+  t.end()
+})
