@@ -18,20 +18,39 @@ interface Known {
   readonly outside: Pick<IdsInStrings, 'replace'>
 }
 
-/** How one side's strings read as recorded: the recorded id one stands for, and its text with its ids turned back. */
+/**
+ * How one side's strings read as recorded: the recorded id one stands for, and its text with its ids turned back;
+ * `made`, the strings of its answer made anew that no id learned yet turns back (./handler-replay.ts learning ids).
+ */
 interface Side {
   readonly id: (text: string) => string | undefined
   readonly text: (text: string) => string
+  readonly made?: ReadonlySet<string>
 }
 
 /** The record's side: its ids are those an application learned. */
-export function recordedSide (played: Known): Side {
-  return { id: (text) => played.ids.has(text) ? text : undefined, text: (text) => text }
+export function recordedSide (played: Known, made?: ReadonlySet<string>): Side {
+  return { id: (text) => played.ids.has(text) ? text : undefined, text: (text) => text, made }
 }
 
 /** An application's side: its ids turned back into the recorded ones. */
-export function playedSide (played: Known): Side {
-  return { id: (text) => played.back.get(text), text: (text) => played.back.get(text) ?? played.outside.replace(text).text }
+export function playedSide (played: Known, made?: ReadonlySet<string>): Side {
+  return { id: (text) => played.back.get(text), text: (text) => played.back.get(text) ?? played.outside.replace(text).text, made }
+}
+
+/**
+ * The strings an answer's bodies make anew: those the record holds and neither application's answer does, and those
+ * each application's holds and the other's does not (the ids a list shows first, each application's own).
+ * @example
+ * ```ts
+ * madeAnew({ id: 'a1', text: 'milk' }, [{ id: 'b1', text: 'milk' }, { id: 'c1', text: 'milk' }])
+ * // [Set {'a1'}, [Set {'b1'}, Set {'c1'}]]
+ * ```
+ */
+export function madeAnew (recorded: unknown, answered: readonly [unknown, unknown]): [ReadonlySet<string>, [ReadonlySet<string>, ReadonlySet<string>]] {
+  const [left, right, record] = [answered[0], answered[1], recorded].map((body) => { const found = new Set<string>(); eachString(body, (text) => found.add(text)); return found })
+  const only = (held: ReadonlySet<string>, ...others: Array<ReadonlySet<string>>): Set<string> => new Set([...held].filter((text) => others.every((other) => !other.has(text))))
+  return [only(record, left, right), [only(left, right), only(right, left)]]
 }
 
 function isRecord (value: unknown): value is Record<string, unknown> {
@@ -44,11 +63,11 @@ function eachString (value: unknown, found: (text: string) => void): void {
   else if (typeof value === 'object' && value !== null) for (const item of Object.values(value)) eachString(item, found)
 }
 
-/** A value with its strings read as recorded. */
-function asRecorded (value: unknown, side: Side): unknown {
-  if (typeof value === 'string') return side.text(value)
-  if (Array.isArray(value)) return value.map((item) => asRecorded(item, side))
-  if (isRecord(value)) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, asRecorded(item, side)]))
+/** A value with its strings read as recorded (`masked`: those its side made anew as one placeholder). */
+function asRecorded (value: unknown, side: Side, masked = false): unknown {
+  if (typeof value === 'string') return masked && side.made?.has(value) === true ? '\u0000made' : side.text(value)
+  if (Array.isArray(value)) return value.map((item) => asRecorded(item, side, masked))
+  if (isRecord(value)) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, asRecorded(item, side, masked)]))
   return value
 }
 
@@ -62,13 +81,21 @@ function byIds (items: readonly unknown[], side: Side): string[] | undefined {
   return keys.includes('[]') || new Set(keys).size < keys.length ? undefined : keys
 }
 
-/** For each item of `target`, the index of the item of `items` that is the same one; `undefined` when they are not the same items. */
+/**
+ * For each item of `target`, the index of the item of `items` that is the same one; `undefined` when they are not the
+ * same items. Items holding no id known yet are known by their whole value; failing that, where the sides tell what
+ * they made anew, by what they hold beside it (a list showing its items' ids first: a user's addresses).
+ */
 function matching (target: readonly unknown[], items: readonly unknown[], sides: readonly [Side, Side]): number[] | undefined {
   const ids = [byIds(target, sides[0]), byIds(items, sides[1])]
-  const [wanted, held] = ids[0] !== undefined && ids[1] !== undefined
-    ? ids as [string[], string[]]
-    : [target.map((item) => JSON.stringify(asRecorded(item, sides[0]))), items.map((item) => JSON.stringify(asRecorded(item, sides[1])))]
-  // Each key's places in `items`, taken in turn: one pass over each list.
+  if (ids[0] !== undefined && ids[1] !== undefined) return matchingKeys(ids[0], ids[1])
+  const keys = (masked: boolean): [string[], string[]] => [target.map((item) => JSON.stringify(asRecorded(item, sides[0], masked))), items.map((item) => JSON.stringify(asRecorded(item, sides[1], masked)))]
+  return matchingKeys(...keys(false)) ?? (sides[0].made === undefined || sides[1].made === undefined ? undefined : matchingKeys(...keys(true)))
+}
+
+/** For each key of `wanted`, the index of the same key in `held` (each taken once, in turn); `undefined` when one is missing. */
+function matchingKeys (wanted: readonly string[], held: readonly string[]): number[] | undefined {
+  // Each key's places in `held`, taken in turn: one pass over each list.
   const places = new Map<string, { at: number[], next: number }>()
   held.forEach((key, at) => {
     const found = places.get(key)

@@ -16,7 +16,7 @@ import { valueAt } from './replay-exchange'
 import { shown } from './value-comparison'
 import { differencesOf } from './value-difference'
 import { clockRule, DeliveryObserver } from './handler-deliveries'
-import { IdsInStrings, mappedForm } from './ids-in-strings'
+import { IdsInStrings, mappedForm, strayId } from './ids-in-strings'
 import { bodyAsSent } from './sent-bodies'
 import { inOrderOf, onlyTies, orderNames, playedSide, recordedSide, tiedIn } from './answer-order'
 import type { DeliveryLine } from './traffic-file'
@@ -130,11 +130,10 @@ function firstChange (item: HandlerExchange, left: Answer, right: Answer, contex
     // A time of the replay in another unit or form than recorded (seconds made milliseconds) is a change, noise or not.
     const rule = clockRule(difference.recorded, difference.replayed, context)
     const clock = rule === 'clock' && clockRule(difference.recorded, valueAt(second, difference.pointer), context) === 'clock'
-    // An identifier whose counterpart the replay knows must be that counterpart (another item's id is a change).
-    const counterpart = typeof difference.recorded === 'string' ? context.played[0].ids.get(difference.recorded) : undefined
+    // An identifier whose counterpart the replay knows, alone or inside a string, must be that counterpart (another item's id, a second invoice, is a change).
     // A string holding ids (`/customers/<id>`) is compared with them mapped: a form the handlers changed is a change.
     const mapped = mappedForm(difference.recorded, [difference.replayed, valueAt(second, difference.pointer)], context.played)
-    const moved = (counterpart !== undefined && counterpart !== difference.replayed) || mapped === 'changed'
+    const moved = strayId(difference.recorded, difference.replayed, context.played[0]) || mapped === 'changed'
     if (!moved && rule !== 'changed' && (clock || mapped === 'same' || context.noise.has(route, `body${difference.pointer}`))) volatile++
     else return { change: { part: 'body', pointer: difference.pointer, recorded: difference.recorded, replayed: difference.replayed }, volatile }
   }
@@ -142,7 +141,7 @@ function firstChange (item: HandlerExchange, left: Answer, right: Answer, contex
   for (const [name, value] of headersOf(recorded)) {
     if (value.includes(REDACTED)) continue
     const mapped = now.get(name) === value ? undefined : mappedForm(value, [now.get(name), other.get(name)], context.played)
-    if (mapped === 'changed') return { change: { part: 'headers', pointer: `/${name}`, recorded: value, replayed: now.get(name) }, volatile }
+    if (mapped === 'changed' || (now.get(name) !== value && strayId(value, now.get(name), context.played[0]))) return { change: { part: 'headers', pointer: `/${name}`, recorded: value, replayed: now.get(name) }, volatile }
     if (mapped === 'same' || context.noise.has(route, `headers/${name}`)) volatile++
     else if (now.get(name) !== value) return { change: { part: 'headers', pointer: `/${name}`, recorded: value, replayed: now.get(name) }, volatile }
   }

@@ -20,7 +20,7 @@ import { valueAt } from './replay-exchange'
 import { shown } from './value-comparison'
 import { differencesOf } from './value-difference'
 import { selectApis } from './versioned-apis'
-import { mappedForm } from './ids-in-strings'
+import { mappedForm, strayId } from './ids-in-strings'
 import { judgeRenders, sentFor, whileSending, type RenderCall } from './handler-renders'
 import { judgePins, type PinnedCall } from './handler-pins'
 
@@ -214,7 +214,6 @@ export class DeliveryObserver {
 
   /** The verdicts: `played`, the two applications' runs (their identifiers: recorded → their own); `window`, when the replay ran. */
   judge (played: readonly [Played, Played], window: ReplayWindow): DeliveryAnswers {
-    const ids = played[0].ids
     const verdicts: DeliveryAnswers = { findings: [], notReplayable: [...this.unpaired], compared: 0, volatile: 0 }
     const noise = new Map<string, Set<string>>()
     for (const { route, version, bodies: [left, right] } of this.rendered) {
@@ -242,10 +241,9 @@ export class DeliveryObserver {
         const other = 'body' in right ? valueAt(right.body, difference.pointer) : undefined
         const rule = clockRule(difference.recorded, difference.replayed, window)
         const clock = rule === 'clock' && clockRule(difference.recorded, other, window) === 'clock'
-        const counterpart = typeof difference.recorded === 'string' ? ids.get(difference.recorded) : undefined
         // A string holding ids (`/invoices/<id>`) is compared with them mapped: a form the handlers changed is a change.
         const mapped = mappedForm(difference.recorded, [difference.replayed, other], played)
-        const moved = (counterpart !== undefined && counterpart !== difference.replayed) || mapped === 'changed'
+        const moved = strayId(difference.recorded, difference.replayed, played[0]) || mapped === 'changed'
         if (!moved && rule !== 'changed' && (clock || mapped === 'same' || isNoise(difference.pointer))) {
           verdicts.volatile++
           continue

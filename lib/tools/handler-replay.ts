@@ -11,9 +11,9 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { rootOf } from '../core/application-root'
 import { isRedacted } from '../values/redaction'
 import type { RecordedExchange, RecordedRefusal } from './traffic-file'
-import { IdsInStrings } from './ids-in-strings'
+import { IdsInStrings, strayId } from './ids-in-strings'
 import { bodyAsSent } from './sent-bodies'
-import { inOrderOf, playedSide, recordedSide } from './answer-order'
+import { inOrderOf, madeAnew, playedSide, recordedSide } from './answer-order'
 
 /**
  * Builds a fresh application, as the app module's export does: every call a new instance with a fresh state.
@@ -129,8 +129,10 @@ function collectIds (recorded: unknown, live: readonly [unknown, unknown], into:
  */
 function learnAnswer (recorded: RecordedExchange['clientResponse'], live: readonly [Answer, Answer], maps: readonly [IdMap, IdMap]): void {
   const found: Candidate[] = []
-  // Each item of a list paired with the same item (by the ids known so far), whatever order each answered it in.
-  const [left, right] = maps.map((map, index) => inOrderOf(recorded.body, live[index].body, [recordedSide(map), playedSide(map)], () => true))
+  // Each item of a list paired with the same item (by the ids known so far, else by what it holds beside the strings
+  // made anew), whatever order each answered it in.
+  const [made, own] = madeAnew(recorded.body, [live[0].body, live[1].body])
+  const [left, right] = maps.map((map, index) => inOrderOf(recorded.body, live[index].body, [recordedSide(map, made), playedSide(map, own[index])], () => true))
   collectIds(recorded.body, [left, right], found)
   for (const [name, value] of Object.entries(recorded.headers)) {
     const now = [live[0].headers[name], live[1].headers[name]] as const
@@ -141,8 +143,9 @@ function learnAnswer (recorded: RecordedExchange['clientResponse'], live: readon
     if (before.length === left.length && before.length === right.length) before.forEach((segment, index) => { collectIds(segment, [left[index], right[index]], found) })
   }
   for (const [recordedValue, ...values] of found.sort((one, other) => one[0].length - other[0].length)) {
-    // An application's id stands for one recorded id: a list answered with another item first teaches nothing.
-    if (maps[0].ids.has(recordedValue) || maps.some((map, index) => map.back.has(values[index]))) continue
+    // An application's id stands for one recorded id: a list answered with another item first teaches nothing; nor
+    // does a string holding a known id without its counterpart (a retried create answered with a second invoice's URL).
+    if (maps[0].ids.has(recordedValue) || maps.some((map, index) => map.back.has(values[index]) || strayId(recordedValue, values[index], map))) continue
     const turned = maps.map((map, index) => map.outside.replace(values[index]).text)
     if (maps[0].inside.holds(recordedValue) && turned[0] === turned[1]) continue
     maps.forEach((map, index) => {

@@ -80,6 +80,11 @@ export class IdsInStrings {
     return this.found(text).length > 0
   }
 
+  /** The replacements of the ids `text` holds (the whole text included), left to right. */
+  replacementsIn (text: string): string[] {
+    return this.found(text).map(({ id }) => this.replacements.get(id) as string)
+  }
+
   /** `text` with each id it holds replaced; `rest`, `text` with them cut out (what it carried unreplaced). */
   replace (text: string): ReplacedText {
     let [replaced, rest, from] = ['', '', 0]
@@ -90,6 +95,38 @@ export class IdsInStrings {
     }
     return { text: replaced + text.slice(from), rest: rest + text.slice(from) }
   }
+}
+
+/** One application's ids: recorded → its own, whole and inside longer strings. */
+interface KnownIds {
+  readonly ids: ReadonlyMap<string, string>
+  readonly inside: Pick<IdsInStrings, 'replacementsIn'>
+}
+
+/**
+ * True when `recorded` is a recorded id whose counterpart the application (`app`) gave is not `live`, or holds such
+ * ids inside it (a URL, a `Location`) whose counterparts `live` does not hold: the answer names another thing than the
+ * record (a retried create answered with a second invoice), never noise, and never a new id to learn.
+ * @example
+ * ```ts
+ * strayId('/orders/ord_1234abcd', '/orders/ord_5678efgh', { ids: new Map(), inside: new IdsInStrings([['ord_1234abcd', 'ord_9z8y7x6w']]) }) // true
+ * ```
+ */
+export function strayId (recorded: unknown, live: unknown, app: KnownIds): boolean {
+  if (typeof recorded !== 'string') return false
+  const counterpart = app.ids.get(recorded)
+  if (counterpart !== undefined) return counterpart !== live
+  const held = app.inside.replacementsIn(recorded)
+  return held.length > 0 && (typeof live !== 'string' || held.some((id) => !holdsToken(live, id)))
+}
+
+/** True when `text` holds `id` touching no letter or digit on either side (the whole text included). */
+function holdsToken (text: string, id: string): boolean {
+  if (id === '') return text === ''
+  for (let at = text.indexOf(id); at !== -1; at = text.indexOf(id, at + 1)) {
+    if (!TOKEN.test(text[at - 1] ?? '') && !TOKEN.test(text[at + id.length] ?? '')) return true
+  }
+  return false
 }
 
 /** Times inside a string: an ISO 8601 date-time, or a Unix time of 10 (seconds) or 13 (milliseconds) digits. */

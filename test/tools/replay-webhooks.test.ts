@@ -31,6 +31,8 @@ interface Changes {
   readonly livemode?: boolean
   /** The handler writes the note's URL in another form (a handler mistake in a string holding an id). */
   readonly v2Url?: boolean
+  /** The handler links the event's own id where the note's was meant (`/notes/evt_…`: another id in the string). */
+  readonly eventIdInUrl?: boolean
 }
 
 /** A builder of fresh notes applications: POST /notes renders note.created for a subscriber pinned to each version. */
@@ -55,8 +57,9 @@ function notes (changes: Changes = {}): () => Promise<FastifyInstance> {
       api.post('/notes', { schema: { body: NoteInput, response: { 200: Note } } }, async (request) => {
         const note = { id: randomUUID(), name: request.body.name }
         const data = changes.trimmedName === true ? { ...note, name: note.name.trim() } : note
+        const eventId = `evt_${randomUUID()}`
         const event = {
-          id: `evt_${randomUUID()}`, type: 'note.created' as const, created: changes.microseconds === true ? Date.now() * 1000 : changes.milliseconds === true ? Date.now() : Math.floor(Date.now() / 1000), data, url: `${changes.v2Url === true ? '/v2' : ''}/notes/${note.id}`, ...(changes.livemode === true ? { livemode: true } : {})
+          id: eventId, type: 'note.created' as const, created: changes.microseconds === true ? Date.now() * 1000 : changes.milliseconds === true ? Date.now() : Math.floor(Date.now() / 1000), data, url: `${changes.v2Url === true ? '/v2' : ''}/notes/${changes.eventIdInUrl === true ? eventId : note.id}`, ...(changes.livemode === true ? { livemode: true } : {})
         }
         await app.versioner.webhooks.render('note.created', event, { subscribers })
         return note
@@ -173,6 +176,12 @@ test('replay --handlers: a string of a delivery holding an id is compared with t
   const findings = await notesFindings(traffic, { v2Url: true }, true)
   t.equal(findings.length, 6, findings.join('\n'))
   t.match(findings[0], /^line 1: webhook note\.created \(2001-01-01\): delivery body\/url: the subscribers received '\/notes\/[0-9a-f-]{36}', the handlers of a fresh application now render '\/v2\/notes\/[0-9a-f-]{36}'\.$/)
+})
+
+test('replay --handlers: a string of a delivery naming another id than the known one is a finding, never noise (the two applications\' ids differ there)', async (t) => {
+  const findings = await notesFindings(await notesTraffic(), { eventIdInUrl: true }, true)
+  t.equal(findings.length, 6, findings.join('\n'))
+  t.match(findings[0], /^line 1: webhook note\.created \(2001-01-01\): delivery body\/url: the subscribers received '\/notes\/[0-9a-f-]{36}', the handlers of a fresh application now render '\/notes\/evt_[0-9a-f-]{36}'\.$/)
 })
 
 test('replay --handlers: a recorded delivery whose request the file does not hold is not replayed, not a finding', async (t) => {
