@@ -31,10 +31,27 @@ function servedStrings (sent: unknown, served: unknown, rewritten: Array<[string
  * (ajv-keywords' `transform`, as HEAD's validation does after the converters ran); `data` itself when it rewrote none.
  * @example `withServedStrings({ code: 'ab' }, { code: 'AB' }) // { code: 'AB' }`
  */
-export function withServedStrings (data: unknown, checked: unknown): unknown {
+function withServedStrings (data: unknown, checked: unknown): unknown {
   const rewritten: Array<[string, string]> = []
   const value = servedStrings(data, checked, rewritten)
   return rewritten.length === 0 ? data : value
+}
+
+/**
+ * A request's data reaching HEAD as HEAD's validation (which left `checked`) hands it to the handler, and where a
+ * value is lost there: where HEAD's validation rewrote a string and no converter ran in the last step, a loss is
+ * HEAD's validation's, with its fix.
+ * @example `[data, where] = atHead(data, checked, where)`
+ */
+export function atHead<W extends { readonly converters: readonly string[], readonly fix?: string }> (data: unknown, checked: unknown, where: W): [unknown, W] {
+  const served = withServedStrings(data, checked)
+  if (served === data || where.converters.length > 0) return [served, where]
+  return [served, {
+    ...where,
+    fix: 'HEAD\'s validation rewrites this string after the converters (a keyword of the application\'s Ajv in HEAD\'s schema, such as ' +
+      'ajv-keywords\' transform) where the version\'s validation does not: give the version\'s schema the same rewrite, or store what ' +
+      'the client sent elsewhere (docs/decisions/0317).'
+  }]
 }
 
 /**

@@ -21,7 +21,7 @@ import { pointerOfPath, valueAt, type RefResolver } from './data-flow'
 import { artefactBeside, arrives, deliveredStrings, madeUpArtefacts, notArriving, spoiltStrings } from './sentinel-arrival'
 import type { Check } from '../core/strict-validator'
 import { invalidData } from './invalid-data'
-import { withServedStrings } from './validation-strips'
+import { atHead } from './validation-strips'
 import { changedRenamed, droppedValues, shown } from './value-comparison'
 import { unequalItems, type Expected } from './list-items'
 import { replayInfos } from './replay-infos'
@@ -95,16 +95,16 @@ class LevelChecks {
   constructor (private readonly context: ReplayContext, private readonly validated: boolean) {}
 
   /** The issue when `data` fails `schema`; otherwise `data` is kept for the loss checks. */
-  check (schema: TSchema, sent: unknown, expected: Expected | undefined, where: Where): ReplayIssue | undefined {
+  check (schema: TSchema, sent: unknown, expected: Expected | undefined, at: Where): ReplayIssue | undefined {
     // A request reaching HEAD is read as HEAD's validation leaves it: strings it rewrites (`transform`) rewritten (decision 0317).
-    let [data, converted, atHead] = [sent, where.converters.length > 0, this.validated && where.reached === 0]
-    if (converted || atHead || this.passed.get(where.part) !== schema) {
+    let [data, where, converted, head] = [sent, at, at.converters.length > 0, this.validated && at.reached === 0]
+    if (converted || head || this.passed.get(where.part) !== schema) {
       const check = (where.part === 'querystring' || where.part === 'headers' ? this.context.compileText ?? this.context.compile : this.context.compile)(schema)
       // A response converter's BigInt (an id past 2^53) is checked as the number the serializer writes; requests refuse one.
       const checked = copyJson(data, this.validated ? {} : { bigIntsRead: true })
       if (!check(checked)) return { kind: 'invalid', ...invalidData(check.errors ?? [], data, this.validated), ...where }
       this.passed.set(where.part, schema)
-      if (atHead) data = withServedStrings(data, checked)
+      if (head) [data, where] = atHead(data, checked, where)
     }
     if (expected === undefined) return undefined
     const before = this.latest.get(where.part)

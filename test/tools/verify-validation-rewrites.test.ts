@@ -10,6 +10,7 @@ import ajvFormats from 'ajv-formats'
 import type { FastifyServerOptions } from 'fastify'
 import type { Teardown } from '../helpers/apps'
 import { appWith, oneWay, renamedField, roundTrip, summary, type Convert } from '../helpers/verify-apps'
+import { ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, schema, VersionChange, type RequestInfo, type ResponseInfo } from '../../plugin'
 import { verify } from '../../tools'
 
 /** The Ajv setup teams give Fastify with these plugins. */
@@ -50,4 +51,28 @@ test('a request converter\'s change that HEAD\'s validation rewrites back is no 
   t.same(await findings(t, Type.String({ transform: ['toUpperCase'] }), folded, oneWay), [
     'GET /things 2000-01-01 response lost response 200/renamed after OldBecameRenamed (2001-01-01) by OldBecameRenamed.down'
   ])
+})
+
+test('a version keeping the case HEAD\'s validation folds after the converters loses it, and is found', async (t) => {
+  // Old clients' names kept their case (`had({ transform: ['trim'] })`); HEAD folds them: the handler reads HEAD's rewrite.
+  const Thing = Type.Object({ id: Type.String(), renamed: Type.String({ transform: ['trim', 'toLowerCase'] }) }, { $id: 'Thing' })
+  class NamesFolded extends VersionChange {
+    description = 'names are folded to lower case.'
+    instructionsToMigrateToPreviousVersion = [schema(Thing).field('renamed').had({ name: 'old', transform: ['trim'] })]
+
+    @ConvertRequestToNextVersionFor(Thing)
+    up (request: RequestInfo) {
+      request.body.renamed = request.body.old
+      delete request.body.old
+    }
+
+    @ConvertResponseToPreviousVersionFor(Thing)
+    down (response: ResponseInfo) {
+      response.body.old = response.body.renamed
+      delete response.body.renamed
+    }
+  }
+  const found = await verify(await appWith(t, NamesFolded, oneWay(Thing), { fastify: { ajv } }), { examples: 3 })
+  t.same(found.map(({ kind, pointer }) => `${kind} ${pointer}`), ['lost /old'])
+  t.match(found[0], { message: /its case changed/, fix: /HEAD's validation rewrites this string after the converters/ })
 })
