@@ -21,6 +21,7 @@ import { pointerOfPath, valueAt, type RefResolver } from './data-flow'
 import { artefactBeside, arrives, deliveredStrings, madeUpArtefacts, notArriving, spoiltStrings } from './sentinel-arrival'
 import type { Check } from '../core/strict-validator'
 import { invalidData } from './invalid-data'
+import { atHead } from './validation-strips'
 import { changedRenamed, droppedValues, shown } from './value-comparison'
 import { unequalItems, type Expected } from './list-items'
 import { replayInfos } from './replay-infos'
@@ -94,20 +95,20 @@ class LevelChecks {
   constructor (private readonly context: ReplayContext, private readonly validated: boolean) {}
 
   /** The issue when `data` fails `schema`; otherwise `data` is kept for the loss checks. */
-  check (schema: TSchema, data: unknown, expected: Expected | undefined, where: Where): ReplayIssue | undefined {
-    const changed = where.converters.length > 0
-    if (changed || this.passed.get(where.part) !== schema) {
-      const text = where.part === 'querystring' || where.part === 'headers' ? this.context.compileText : undefined
-      const check = (text ?? this.context.compile)(schema)
+  check (schema: TSchema, sent: unknown, expected: Expected | undefined, at: Where): ReplayIssue | undefined {
+    // A request reaching HEAD is read as HEAD's validation leaves it: strings it rewrites (`transform`) rewritten (decision 0317).
+    let [data, where, converted, head] = [sent, at, at.converters.length > 0, this.validated && at.reached === 0]
+    if (converted || head || this.passed.get(where.part) !== schema) {
+      const check = (where.part === 'querystring' || where.part === 'headers' ? this.context.compileText ?? this.context.compile : this.context.compile)(schema)
       // A response converter's BigInt (an id past 2^53) is checked as the number the serializer writes; requests refuse one.
-      if (!check(copyJson(data, this.validated ? {} : { bigIntsRead: true }))) {
-        return { kind: 'invalid', ...invalidData(check.errors ?? [], data, this.validated), ...where }
-      }
+      const checked = copyJson(data, this.validated ? {} : { bigIntsRead: true })
+      if (!check(checked)) return { kind: 'invalid', ...invalidData(check.errors ?? [], data, this.validated), ...where }
       this.passed.set(where.part, schema)
+      if (head) [data, where] = atHead(data, checked, where)
     }
     if (expected === undefined) return undefined
     const before = this.latest.get(where.part)
-    const kept = before !== undefined && before.lost === undefined && !changed ? before : undefined
+    const kept = before !== undefined && before.lost === undefined && !converted && data === sent ? before : undefined
     const copied = kept === undefined ? plainCopy(data) : { copy: kept.data }
     const level: Reached = { schema, data: copied?.copy ?? data, expected, where, strings: kept?.schema === schema ? kept.strings : {} }
     const reached = copied === undefined ? { ...level, lost: this.lost(level) } : level

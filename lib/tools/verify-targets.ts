@@ -32,7 +32,7 @@ import type { LiteralEnvironment } from './converter-literals'
 import { servedRequest } from './validation-in-force'
 import { answeredSlots, answeredStatuses, statusesOf } from './answered-statuses'
 import { answeredHeaders } from './answered-headers'
-import { toldAsStripped } from './validation-strips'
+import { asServed, toldAsStripped } from './validation-strips'
 
 /** What every target needs: the replay context, how examples are generated, where findings go. */
 export interface VerifyEnvironment extends TripEnvironment, GenerationOptions, CoverageEnvironment, DerivedEnvironment, AlikeEnvironment, LiteralEnvironment {
@@ -149,14 +149,14 @@ async function verifyRequests (env: VerifyEnvironment, at: { head: HeadRoute, be
     }
     // An example the version's own schema rejects says nothing about migrations (none accepted: not verified).
     if (![...picked].every(([part, example]) => coverage.accepts(env.compile(formAt(part, behaviour.level)), example.value, named(part)))) continue
+    // The converters change `data` in place: a finding shows the example as validated (`sentParts`), its headers or query string where it is on them.
+    const [data, sentParts] = [dataOf(false), dataOf(false)]
     const required = new Map<RequestPart, Expected>()
     for (const part of ['body', 'querystring', 'headers'] as const) {
       const example = picked.get(part)
-      if (example !== undefined) required.set(part, expectedOf(env, headPart(head, part, body), example, { from: behaviour.level, to: 0, lowerCase: part === 'headers' }))
+      if (example !== undefined) required.set(part, expectedOf(env, headPart(head, part, body), asServed(example, sentParts[part]), { from: behaviour.level, to: 0, lowerCase: part === 'headers' }))
     }
     env.replayed++
-    // The converters change `data` in place: a finding shows the example as validated (`sentParts`), its headers or query string where it is on them.
-    const [data, sentParts] = [dataOf(false), dataOf(false)]
     const target: Target = { route, version: behaviour.version, direction: 'request', example: sentParts.body ?? sentParts.querystring ?? sentParts.headers }
     // A value the version's own validation removed (a union's first closed member) is told as the validation's.
     const told = (issue: ReplayIssue): ReplayIssue => toldAsStripped(picked.get(issue.part as RequestPart)?.value, sentParts[issue.part as RequestPart])(issue)

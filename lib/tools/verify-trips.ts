@@ -19,7 +19,7 @@ import { echoResponse, type EchoedResponse } from './echo-response'
 import { arrives, deliveredStrings } from './sentinel-arrival'
 import type { GeneratedExample } from './example-generation'
 import { changedValue, shown } from './value-comparison'
-import { toldAsStripped } from './validation-strips'
+import { asServed, toldAsStripped } from './validation-strips'
 import { replayExample, type Replay, type ReplayContext, type Report, type Trail } from './verify-replay'
 import type { Coverage } from './verify-coverage'
 
@@ -149,8 +149,10 @@ export async function verifyTripBack (env: TripEnvironment, at: { target: Respon
   const data = { body: copyJson(body) }
   request.served(data)
   env.replayed++
-  // Back in HEAD, each string must be whole again, in its own field.
-  const required = new Map([['body' as const, { example: body, sentinels, byWords: false, followedTo: () => [] }]])
+  // Back in HEAD, each string must be whole again, in its own field: as the version's validation left it (decision 0317).
+  const served = asServed({ value: body, sentinels: new Map(sentinels.map(({ sentinel, pointer }) => [sentinel, pointer])) }, data.body)
+  const whole = [...served.sentinels].map(([sentinel, pointer]) => ({ sentinel, pointer }))
+  const required = new Map([['body' as const, { example: served.value, sentinels: whole, byWords: false, followedTo: () => [] }]])
   const result = await replayExample(env, { ...target, data, required, formAt: request.formAt, steps: request.steps, status: undefined, unexpressed: undefined })
   if (result === undefined || 'body' in result || result.kind !== 'lost') return
   env.report({ route: target.route, version: target.version, direction: 'request', example: body }, toldAsStripped(body, data.body)({
