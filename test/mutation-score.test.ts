@@ -105,6 +105,12 @@ import { measureCorpus, measureOne, mutantsFolder, mutantTypeErrors, scoreOf, sc
 // customers, a house number required in HEAD): 75.2 % (167 of 222: 75.23 %; the 210 still 157, the 12 new 10),
 // asserted rounded down; still 75.2 % (167 of 222) once verify echoed into a field made nullable and check judged a
 // length bound by the lengths a format implies (decision 0312: the prefixed ids caught by verify, not check).
+// It grew a fifteenth time by 12 written blind over both apps (decision 0316: address ids prefixed and stripped one
+// character short, an ISO event time read back with getSeconds(), a rename's converter decorated with the search's
+// schema, a rename's delete before its copy, null clearing a memo a replace without one keeps, a locale defaulted over
+// a stored one, a thin webhook event, a union member's new required field, a currency renamed and instructed
+// didntExist, a moved field's former field declared without its optional, currencies narrowed and emails masked in
+// HEAD): 75.2 % (176 of 234: 75.21 %; the 222 still 167, the 12 new 9), asserted rounded down.
 // Raise it as the tools learn; the goal is 95 %. Never lower it to let a mistake through: fix the tool, or say in the
 // docs what it misses (a corpus grown blind measures the proof anew: that is not lowering it).
 const THRESHOLD = 75.2
@@ -171,8 +177,11 @@ const THRESHOLD = 75.2
 // addresses listed, refused requests): replay --handlers catches 8 more, 6 by a list of several items (orders, a full
 // page's hasMore, a search without statuses), 1 by the converters' replay (addresses sorted on the way down), 1 by the
 // retry (keys expired by seconds against milliseconds); the refusals catch none. Asserted rounded down.
+// 92.7 % (217 of 234: 92.73 %) once the corpus grew blind a fifteenth time (decision 0316: the handler tests and
+// replay --handlers catch all 3 of its misses, the getSeconds() time, the memo a replace keeps and the masked email),
+// asserted rounded down.
 // The same rule: raised as the tools learn, never lowered.
-const WITH_TRAFFIC = 92.3
+const WITH_TRAFFIC = 92.7
 // With the example's own tests that run its handlers (test/helpers/example-tests.ts: replaceFromEveryVersion on a
 // customer it stores, readWebhookDelivery on each invoice.paid it sends), as a team's suite runs them in CI: the
 // mistakes only a handler shows (keeps declared and not kept, PUT made a merge, a webhook sent as HEAD builds it).
@@ -209,8 +218,10 @@ const WITH_TRAFFIC = 92.3
 // and 0301, asserted rounded down.
 // 77 % (171 of 222: 77.03 %) once the corpus grew blind a fourteenth time (decision 0306: they catch neither of its 2
 // misses), asserted rounded down.
+// 77.3 % (181 of 234: 77.35 %) once the corpus grew blind a fifteenth time (decision 0316: they catch 1 of its 3
+// misses, the memo a replace without one keeps), asserted rounded down.
 // The same rule.
-const WITH_HANDLERS = 77
+const WITH_HANDLERS = 77.3
 // verify's examples per route, version, direction and part: fewer than the command's 200, for speed (the same score
 // at 20 and at 200 when this was measured).
 const EXAMPLES = 20
