@@ -99,28 +99,33 @@ export function writeForm (kind: 'urlencoded' | 'multipart', fields: FormFields,
 }
 
 /**
- * The field part each of `items` came from, of `was` (the part or parts the body held for the field): the one holding
- * that very value, else, where there are as many values as parts, the one at its place no other value came from (a text
- * the converter changed there); none for a value it added. A converter that reorders, drops or adds values of a field
- * sent more than once leaves each its own type.
+ * The field part each of `items` came from, of `was` (the part or parts the body held for the field): the one at its
+ * place when it holds that very value, else one holding that value elsewhere, else, where there are as many values as
+ * parts, the one at its place no other value came from (a text the converter changed there); none for a value it added.
+ * A converter that reorders, drops, adds or changes values of a field sent more than once leaves each its own type.
  */
 function cameFrom (was: unknown, items: readonly FormValue[]): Array<MultipartPart | undefined> {
   const within = Array.isArray(was) ? was : undefined
   const parts = (within ?? [was]).map((part) => isPart(part, within) && part.type === 'field' ? part : undefined)
+  const taken = new Set<number>()
+  const found: Array<number | undefined> = items.map((item, index) => {
+    if (parts[index] === undefined || parts[index].value !== item) return undefined
+    taken.add(index)
+    return index
+  })
   const holding = new Map<unknown, number[]>()
   for (let index = parts.length - 1; index >= 0; index--) {
     const part = parts[index]
-    if (part === undefined) continue
+    if (part === undefined || taken.has(index)) continue
     const indexes = holding.get(part.value)
     if (indexes === undefined) holding.set(part.value, [index])
     else indexes.push(index)
   }
-  const taken = new Set<number>()
-  const found = items.map((item) => {
+  for (const [index, item] of items.entries()) {
+    if (found[index] !== undefined) continue
     const at = holding.get(item)?.pop()
-    if (at !== undefined) taken.add(at)
-    return at
-  })
+    if (at !== undefined) taken.add(found[index] = at)
+  }
   return found.map((at, index) => {
     if (at === undefined && items.length === parts.length && parts[index] !== undefined && !taken.has(index)) taken.add(at = index)
     return at === undefined ? undefined : parts[at]

@@ -496,7 +496,8 @@ test('regression: a multipart field sent more than once, whose values a converte
     ))
     // As many values as parts, some added: which value changed where it was is not told (each has the type at its place).
     .filter(([parts, kept, newOnes, uppered]) => uppered || newOnes === 0 || kept.length + newOnes !== parts.length)
-  await fc.assert(fc.asyncProperty(sent, async ([parts, kept, newOnes, uppered]) => {
+  type Case = [Array<{ text: string, type: string }>, number[], number, boolean]
+  const oneCase = async ([parts, kept, newOnes, uppered]: Case): Promise<boolean> => {
     [keep, added, upper] = [kept, newOnes, uppered]
     const form = multipart(parts.map(({ text, type }) => ({ name: 'tag', value: type === 'application/json' ? JSON.stringify(text) : text, contentType: type })))
     const old = await app.inject({ method: 'POST', url: '/tags', headers: v('2000-01-01', form.headers), payload: form.payload })
@@ -505,5 +506,8 @@ test('regression: a multipart field sent more than once, whose values a converte
       : [...Array.from({ length: newOnes }, (_, index) => [`new ${index}`, 'text/plain']), ...kept.map((index) => [parts[index].text, parts[index].type])]
     t.same(old.json(), expected, `${JSON.stringify(parts)} kept ${JSON.stringify(kept)}, ${newOnes} added`)
     return old.statusCode === 200
-  }), { numRuns: 60 })
+  }
+  // Found by a CI run: 'm' upper-cased where it was is the text of the part after it, which keeps its own.
+  await oneCase([[{ text: '1f>', type: 'text/csv' }, { text: 'm', type: 'application/json' }, { text: 'M', type: 'text/plain' }], [1], 1, true])
+  await fc.assert(fc.asyncProperty(sent, oneCase), { numRuns: 60 })
 })
