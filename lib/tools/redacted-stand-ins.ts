@@ -3,24 +3,48 @@
  * field of a union member, whose serializer cannot pick a member for it; a field with a format or a length), it puts
  * there a value the version's schema accepts at that place (../values/examples.ts `exampleOf`), so that the rest of
  * the exchange is replayed. The second stand-in of a replay (`~[redacted]~`, docs/decisions/0166) gets another such
- * value where the schema allows one, so that what converters make from it still changes with it and is not compared.
- * The value made up is no client's data: nothing redacted is put back. A replay that stops on data holding stand-ins
- * is replayed without them and with others: stopping alike, the stop is not theirs (decision 0257).
+ * value where the schema allows one (its pattern, and its format as the application's Ajv checks it), so that what
+ * converters make from it still changes with it and is not compared. The value made up is no client's data: nothing redacted is put back. A replay that stops on data
+ * holding stand-ins is replayed without them and with others: stopping alike, the stop is not theirs (decision 0257).
  * @module
  */
 import { setOwn } from '../core/own-properties'
 import { exampleOf, type JsonSchema } from '../values/examples'
 import { REDACTED } from '../values/redaction'
 import { schemaAt, type RefResolver } from './data-flow'
+import type { FormatPatterns } from '../values/string-examples'
+import { placesLiteral } from './converter-literals'
 
 /** The stand-in of a second replay: a place whose replayed value changes with it was made from a redacted value. */
 export const SECOND_STAND_IN = `~${REDACTED}~`
 
-/** Another valid value than `value` where the schema allows one (an enum's next member, a string reversed, a number a step on). */
-function otherValue (node: JsonSchema, value: unknown): unknown {
+/** The ranges a character is moved on within (a hexadecimal letter stays one): a digit, a letter of either case. */
+const RANGES = ['09', 'af', 'gz', 'AF', 'GZ'].map((range) => [range.charCodeAt(0), range.charCodeAt(1)] as const)
+
+/** `text` with each character `which` matches moved one on within its range (`9` to `0`, `f` to `a`, `z` to `g`). */
+function movedOn (text: string, which: RegExp): string {
+  return text.replace(which, (char) => {
+    const code = char.charCodeAt(0)
+    const range = RANGES.find(([low, high]) => code >= low && code <= high)
+    return range === undefined ? char : String.fromCharCode(code === range[1] ? range[0] : code + 1)
+  })
+}
+
+/**
+ * Another string than `text` that `takes` (the node's length, pattern and format), where one of these does: every
+ * letter and digit moved on (an e-mail, a URL, a UUID stay one), the digits alone (a date-time), the last letter or
+ * digit alone (`cus_abd` where the pattern is `^cus_`), the text reversed; else the first of them.
+ */
+function otherString (text: string, takes: (text: string) => boolean): string {
+  const others = [movedOn(text, /[0-9A-Za-z]/g), movedOn(text, /[0-9]/g), movedOn(text, /[0-9A-Za-z](?=[^0-9A-Za-z]*$)/), [...text].reverse().join('')].filter((other) => other !== text)
+  return others.find(takes) ?? others[0] ?? text
+}
+
+/** Another valid value than `value` where the schema allows one (an enum's next member, another string it takes, a number a step on). */
+function otherValue (node: JsonSchema, value: unknown, formats: FormatPatterns | undefined): unknown {
   const members = Array.isArray(node.enum) ? node.enum as unknown[] : undefined
   if (members !== undefined) return members.find((member) => member !== value) ?? value
-  if (typeof value === 'string') return [...value].reverse().join('')
+  if (typeof value === 'string') return otherString(value, (text) => placesLiteral(node, { value: text, placed: false }, formats))
   if (typeof value === 'boolean') return !value
   if (typeof value !== 'number') return value
   const step = typeof node.multipleOf === 'number' ? node.multipleOf : 1
@@ -28,10 +52,10 @@ function otherValue (node: JsonSchema, value: unknown): unknown {
 }
 
 /** A value fitting the schema at the place of a stand-in (`undefined` when none can be made). */
-function fittingValue (node: JsonSchema, standIn: string, resolveRef: RefResolver): unknown {
+function fittingValue (node: JsonSchema, standIn: string, resolveRef: RefResolver, formats: FormatPatterns | undefined): unknown {
   try {
     const value = exampleOf(node, { resolveRef })
-    return standIn === REDACTED ? value : otherValue(node, value)
+    return standIn === REDACTED ? value : otherValue(node, value, formats)
   } catch {
     // A schema no example can be made of (a pattern beyond reach): the stand-in stays.
     return undefined
@@ -40,14 +64,14 @@ function fittingValue (node: JsonSchema, standIn: string, resolveRef: RefResolve
 
 /**
  * Replaces, in place, each redaction stand-in of `data` (a request part or a response body; not `data` itself) with
- * a value fitting `schema` at its place: how many it replaced.
+ * a value fitting `schema` at its place (`formats`: how the application's Ajv checks each format): how many it replaced.
  * @example
  * ```ts
  * const body = { paymentMethod: { type: 'card', last4: '[redacted]' } }
  * fitStandIns(PaymentBody, body, resolveRef) // 1: body.paymentMethod.last4 is now a 4-character string
  * ```
  */
-export function fitStandIns (schema: unknown, data: unknown, resolveRef: RefResolver): number {
+export function fitStandIns (schema: unknown, data: unknown, resolveRef: RefResolver, formats?: FormatPatterns): number {
   let fitted = 0
   const visit = (value: unknown, path: Array<string | number>): void => {
     if (typeof value !== 'object' || value === null) return
@@ -58,7 +82,7 @@ export function fitStandIns (schema: unknown, data: unknown, resolveRef: RefReso
         continue
       }
       const node = schemaAt(schema, data, at, resolveRef)
-      const replacement = node === undefined ? undefined : fittingValue(node, item, resolveRef)
+      const replacement = node === undefined ? undefined : fittingValue(node, item, resolveRef, formats)
       if (replacement === undefined) continue
       setOwn(value as Record<string, unknown>, key, replacement)
       fitted++

@@ -22,6 +22,7 @@ import { runInVersion } from '../serve/request-state'
 import { tracked, type ConverterRun } from './converter-tracking'
 import { isRedacted, pointerSegments, REDACTED } from '../values/redaction'
 import type { RefResolver } from './data-flow'
+import type { FormatPatterns } from '../values/string-examples'
 import { fitStandIns } from './redacted-stand-ins'
 import { datesOfText, putBack } from '../values/written-values'
 import { convertedHeaders, lowerCased } from './converted-headers'
@@ -86,6 +87,8 @@ export interface ExchangeReplayer {
   readonly storage?: VersionBundle
   /** Resolves the `$ref`s of the version's schemas (for stand-ins that fit them: ./redacted-stand-ins.ts). */
   readonly resolveRef: RefResolver
+  /** How the application's Ajv checks each string format (for stand-ins that fit them). */
+  readonly formats?: FormatPatterns
 }
 
 /**
@@ -194,7 +197,7 @@ export async function replayRequest (replayer: ExchangeReplayer, at: ReplayedAt,
     const data = dataOf(part)
     if (check(data)) continue
     // A redaction stand-in the schema refuses gets a value it accepts there, and the part is validated again.
-    const fitted = holdsStandIn(data) && fitStandIns(schema, data, replayer.resolveRef) > 0
+    const fitted = holdsStandIn(data) && fitStandIns(schema, data, replayer.resolveRef, replayer.formats) > 0
     if (fitted && check(data)) continue
     const issue = check.errors?.[0]
     // A redacted value cannot be validated: the rest of the request is replayed all the same.
@@ -228,13 +231,13 @@ export async function replayRequest (replayer: ExchangeReplayer, at: ReplayedAt,
  * The body as the version's serializer writes it; a redaction stand-in it refuses (a union member it cannot pick) is
  * given a value the version's schema accepts there (`form`), and the body serialized again.
  */
-function serializedBody (serialize: (payload: unknown) => string, form: TSchema | undefined, body: unknown, resolveRef: RefResolver): string | Stopped {
+function serializedBody (serialize: (payload: unknown) => string, form: TSchema | undefined, body: unknown, replayer: ExchangeReplayer): string | Stopped {
   let fitted = false
   for (;;) {
     try {
       return serialize(body)
     } catch (error) {
-      if (!fitted && form !== undefined && holdsStandIn(body) && fitStandIns(form, body, resolveRef) > 0) {
+      if (!fitted && form !== undefined && holdsStandIn(body) && fitStandIns(form, body, replayer.resolveRef, replayer.formats) > 0) {
         fitted = true
         continue
       }
@@ -272,7 +275,7 @@ export async function replayResponse (replayer: ExchangeReplayer, at: ReplayedAt
   // Fastify serializes no payload it was not given: a response without a body (a 204) is sent without one, whatever its schema.
   if (info.body === undefined) return { ok: true, parts: { status: finalStatus, body: undefined, headers: converted }, start, stages }
   const form = behaviour.responseForms.get((changed ? key : undefined) ?? responseSlot(behaviour.responses, finalStatus, reply) ?? '')
-  const text = serializedBody(serializerFor(reply, behaviour, finalStatus, changed ? key : undefined), form, info.body, replayer.resolveRef)
+  const text = serializedBody(serializerFor(reply, behaviour, finalStatus, changed ? key : undefined), form, info.body, replayer)
   if (typeof text !== 'string' && text !== undefined) return text
   return { ok: true, parts: { status: finalStatus, body: text === undefined ? undefined : JSON.parse(text), headers: converted }, start, stages }
 }

@@ -10,6 +10,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { TSchema } from '@sinclair/typebox'
 import { NotReadyError } from '../core/errors'
+import { appAjvSetup, formatPatterns } from '../core/strict-validator'
 import type { GenerationStep } from '../describe/versions'
 import type { HeadRoute } from '../routes/versioner-state'
 import { REDACTED } from '../values/redaction'
@@ -47,13 +48,14 @@ function routeIndex (app: FastifyInstance, options: ReplayTrafficOptions, runCon
 } {
   const routes = new Map<string, RouteEntry>()
   const own = new Set(selectApis(app, options.api).map((api) => api.context))
+  const formats = formatPatterns(appAjvSetup(app))
   for (const api of selectApis(app)) {
     const state = versionerStateOf(api.context)
     // Before ready(), no route is known yet: every exchange would pass as not found elsewhere, a silent pass.
     if (!state.ready) throw new NotReadyError('replayTraffic(app)')
     const storage = state.storesVersion ? state.options.versions : undefined
     const resolveRef = (ref: string): unknown => state.generation.resolveAnyId(ref) ?? api.context.getSchema(ref.replace(/#$/, ''))
-    const replayer: ExchangeReplayer = { context: api.context, steps: state.steps, runConverter, validators: new Map<TSchema, never>(), serializers: new Map<TSchema, never>(), storage, resolveRef }
+    const replayer: ExchangeReplayer = { context: api.context, steps: state.steps, runConverter, validators: new Map<TSchema, never>(), serializers: new Map<TSchema, never>(), storage, resolveRef, formats }
     const levels = new Map(state.options.versions.versionValues.map((version, index) => [version, index + 1]))
     const levelOf = (version: string): number | undefined => levels.get(version)
     for (const head of state.headRoutes) for (const method of head.methods) routes.set(`${method} ${head.path}`, { api: api.name, head, replayer, levelOf })

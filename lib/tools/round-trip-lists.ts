@@ -123,8 +123,8 @@ function startsWith (path: readonly PathKey[], prefix: readonly PathKey[]): bool
 
 /**
  * `returned` (a copy) with the items of every list of `compared` (the values followed from `sent`) put in the order
- * they were sent: each item sent takes the first item returned whose followed values are all equal to its own, the
- * others keep their order. A version may list in another order (a converter sorting on purpose); the values of
+ * they were sent: each item sent, those holding the most values first, takes the first item returned whose followed
+ * values are all equal to its own, the others keep their order. A version may list in another order (a converter sorting on purpose); the values of
  * each item are then compared by place (./value-comparison.ts), and an item sent that none matches still differs.
  * @example
  * ```ts
@@ -146,12 +146,16 @@ export function inSentOrder (compared: readonly FollowedValue[], sent: unknown, 
       else values.push(at)
     }
     const free = back.map((_, index) => index)
-    const matched = items.map((_, index) => {
-      const values = byItem.get(index) ?? []
-      const found = free.find((other) => changedValue(values.map((at) => ({ ...at, from: at.from.slice(list.from.length), to: [other, ...at.to.slice(list.to.length + 1)] })), items, back) === undefined)
+    const matched = new Array<number | undefined>(items.length)
+    // The items holding the most values first: one holding fewer (a line without its optional note) would take an
+    // item holding those and more, leaving that one's sent item none (a reversed list reported as losing values).
+    const valuesOf = (index: number): FollowedValue[] => byItem.get(index) ?? []
+    const held = items.map((_, index) => valuesOf(index).filter((at) => valueAt(sent, at.from) !== undefined).length)
+    for (const index of items.map((_, at) => at).sort((one, other) => held[other] - held[one] || one - other)) {
+      const found = free.find((other) => changedValue(valuesOf(index).map((at) => ({ ...at, from: at.from.slice(list.from.length), to: [other, ...at.to.slice(list.to.length + 1)] })), items, back) === undefined)
       if (found !== undefined) free.splice(free.indexOf(found), 1)
-      return found
-    })
+      matched[index] = found
+    }
     const ordered = matched.map((index) => index ?? free.shift()).filter((index) => index !== undefined).concat(free).map((index) => back[index])
     const parent = valueAt(holder.value, list.to.slice(0, -1))
     if (list.to.length === 0) holder.value = ordered

@@ -8,7 +8,11 @@ import {
   ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, enumeration, HeadVersion, schema, Version, VersionBundle,
   VersionChange, type RequestInfo, type ResponseInfo, type VersionChangeClass
 } from '../../plugin'
+import fc from 'fast-check'
 import { verify } from '../../tools'
+import { inSentOrder } from '../../lib/tools/round-trip-lists'
+import { changedValue } from '../../lib/tools/value-comparison'
+import type { FollowedValue, PathKey } from '../../lib/tools/data-flow'
 import { versionedApp } from '../helpers/apps'
 import { appWith, summary } from '../helpers/verify-apps'
 
@@ -371,4 +375,38 @@ test('regression: a response converter reversing a list of union members (a page
     for (const item of data) if (item.method.type === 'bank_account') item.method.bankName = ''
   }), routes)
   t.ok((await verify(lossy, { examples: 20 })).length > 0, 'reversed, and every bank name lost')
+})
+
+test('regression: a converter reversing an old client\'s list whose items hold optional fields is no finding (an item holding fewer values took one holding more)', async (t) => {
+  // Before: each item sent took the first item returned holding its values, so a line without its optional fields took
+  // the line after it that holds them too, and that line's sent item was reported as losing its sku.
+  const Order = Type.Object({ id: Type.String(), lines: Type.Array(Type.Object({ sku: Type.Optional(Type.String()), note: Type.Optional(Type.String()) })) }, { $id: 'Order' })
+  const reversed = await appWith(t, renamedList<unknown>(Order, 'lines', 'items', (items) => [...items].reverse()), (api) => {
+    api.post('/orders', { schema: { body: Order, response: { 200: Order } } }, async (request) => request.body)
+  })
+  t.same(summary(await verify(reversed, { examples: 30 })), [], 'every line comes back, in the order HEAD keeps them')
+  const dropped = await appWith(t, renamedList<{ sku?: string }>(Order, 'lines', 'items', (items) => [...items].reverse().map(({ sku, ...rest }) => rest)), (api) => {
+    api.post('/orders', { schema: { body: Order, response: { 200: Order } } }, async (request) => request.body)
+  })
+  t.match(summary(await verify(dropped, { examples: 30 })).join('\n'), /items\/\*\/sku/, 'a sku the converter drops is still found')
+})
+
+test('the round trip puts a list\'s items back in the order sent, whatever order they come back in, when some hold fewer values than others', async (t) => {
+  /** Every place of a value, followed to the same place. */
+  const placesOf = (value: unknown, path: PathKey[] = [], into: FollowedValue[] = []): FollowedValue[] => {
+    if (path.length > 0) into.push({ from: path, to: path, sameType: true })
+    if (typeof value === 'object' && value !== null) for (const [key, item] of Object.entries(value)) placesOf(item, [...path, Array.isArray(value) ? Number(key) : key], into)
+    return into
+  }
+  // Few values on purpose: items alike, items holding another's values and more, items holding none.
+  const leaf = fc.constantFrom('x', 'y', 1)
+  const item = fc.record({ a: leaf, b: leaf, c: fc.record({ d: leaf }, { requiredKeys: [] }) }, { requiredKeys: [] })
+  const cases = fc.array(item, { minLength: 2, maxLength: 6 }).chain((items) => fc.tuple(fc.constant(items), fc.shuffledSubarray(items.map((_, index) => index), { minLength: items.length })))
+  fc.assert(fc.property(cases, ([items, order]) => {
+    const sent = { lines: items }
+    const compared = placesOf(sent)
+    const returned = { lines: order.map((index) => items[index]) }
+    return changedValue(compared, sent, inSentOrder(compared, sent, returned)) === undefined
+  }), { numRuns: 500 })
+  t.pass('no list reordered is reported as changed')
 })
