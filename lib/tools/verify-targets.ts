@@ -32,6 +32,7 @@ import type { LiteralEnvironment } from './converter-literals'
 import { servedRequest } from './validation-in-force'
 import { answeredSlots, answeredStatuses, statusesOf } from './answered-statuses'
 import { answeredHeaders } from './answered-headers'
+import { completedStarts } from './open-patterns'
 import { asServed, toldAsStripped } from './validation-strips'
 
 /** What every target needs: the replay context, how examples are generated, where findings go. */
@@ -98,8 +99,7 @@ function echoKey (env: VerifyEnvironment, head: HeadRoute, behaviour: VersionBeh
 
 /** A form's examples with the converter literals `literals` (and, `bare`, one with no optional field: a partial update's body, decision 0295), generated once for the run. */
 export function examplesOf (env: VerifyEnvironment, form: TSchema, literals: readonly string[] = [], bare = false): GeneratedExample[] {
-  const byLiterals = env.examples.get(form) ?? new Map<string, GeneratedExample[]>()
-  env.examples.set(form, byLiterals)
+  const byLiterals = env.examples.get(form) ?? env.examples.set(form, new Map()).get(form) as Map<string, GeneratedExample[]>
   let found = byLiterals.get(JSON.stringify([literals, bare]))
   if (found === undefined) byLiterals.set(JSON.stringify([literals, bare]), found = generateExamples(form, { ...env, literals, bare }))
   return found
@@ -129,7 +129,7 @@ async function verifyRequests (env: VerifyEnvironment, at: { head: HeadRoute, be
   const count = Math.max(...[...examples.values()].map((list) => list.length))
   const tripKey = echoKey(env, head, behaviour, body)
   const trip = tripKey === undefined ? undefined : responseTarget(env, { head, behaviour, route }, tripKey)[0]
-  const overs = trip === undefined ? [] : examplesOf(env, trip.formAt('body', 0))
+  const overs = trip === undefined ? [] : examplesOf(env, trip.formAt('body', 0)).map(completedStarts(env, trip.formAt('body', 0), trip.formAt('body', behaviour.level)))
   // A body declared by media type is named with it.
   const report: Report = body === undefined || body === '' ? env.report : (target, issue) => env.report(target, issue.part === 'body' ? { ...issue, part: `body (${body})` } : issue)
   const former = new FormerFields(env, { level: behaviour.level, heads: (part) => headPart(head, part, body), formAt })
@@ -232,7 +232,7 @@ async function verifyResponseSchema (env: VerifyEnvironment, headSchema: TSchema
   const headForm = target.formAt('body', 0)
   if (target.steps.length === 0 && headForm === target.formAt('body', target.level) && target.answered?.(target.status as number, target.level) === undefined && target.headers?.differ !== true) return
   const [coverage, tripsBack] = (['response', 'request'] as const).map((direction) => new Coverage(env, { route: target.route, version: target.version, direction }))
-  for (const example of examplesOf(env, headForm, env.literalsOf(target.steps))) {
+  for (const example of examplesOf(env, headForm, env.literalsOf(target.steps)).map(completedStarts(env, headForm, target.formAt('body', target.level)))) {
     if (!coverage.accepts(env.compile(headForm), example.value, target.part)) continue
     env.replayed++
     const expected = headSchema === undefined
