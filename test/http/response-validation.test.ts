@@ -73,3 +73,30 @@ for (const place of ['after', 'inside'] as const) {
     t.same([health.statusCode, jsonOf(health)], [200, { ok: true }], 'a route no version converts is checked as in plain Fastify')
   })
 }
+
+test('registered before, in a parent context of the plugin\'s own (one API of several): served, not refused', async (t) => {
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(responseValidation)
+  await app.register(async (api) => {
+    await api.register(fastifyVersioner, { versions: bundle(), partialApp: true })
+    await api.register(versioned(async (routes) => {
+      routes.get('/users/:id', { schema: { response: { 200: User } } }, async (request) => ({ id: (request.params as { id: string }).id, fullName: 'Ada' }))
+    }))
+  }, { prefix: '/public' })
+  const old = await call(app, '2000-01-01', '/public/users/u1')
+  t.same([old.statusCode, jsonOf(old)], [200, { id: 'u1', name: 'Ada' }])
+})
+
+test('registered inside versioned(...) with path versions: refused where only an older path\'s version converts', async (t) => {
+  const Moved = changeClass('UsersWerePeople', [endpoint('/users/:id', ['GET']).had({ path: '/people/:id' })])
+  const versions = new VersionBundle(new Version('2002-01-01', Moved), new Version('2001-01-01', fullNameWasNameInResponses(User)), new Version('2000-01-01'))
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions, apiVersionLocation: 'path' })
+  await app.register(versioned(async (api) => {
+    await api.register(responseValidation)
+    api.get('/users/:id', { schema: { response: { 200: User } } }, async (request) => ({ id: (request.params as { id: string }).id, fullName: 'Ada' }))
+  }))
+  await t.rejects(async () => { await app.ready() }, { code: 'FST_VERSIONER_INVALID_OPTION', message: /on GET \/users\/:id/ })
+})
