@@ -27,7 +27,7 @@ import { registerDocs } from './docs/routes'
 import type { OpenApiDocuments } from './docs/openapi-documents'
 import { changelogOnce, type Changelog } from './docs/changelog'
 import { fingerprintOnce } from './docs/fingerprint'
-import { checkVersionSegmentLength, namedVersion, readRequestedVersion, resolveVersion, routerOptionsOf, VersionSegments } from './serve/version-picking'
+import { checkVersionSegmentLength, namedVersion, readRequestedVersion, resolveVersion, VersionSegments } from './serve/version-picking'
 import { releasedNow } from './serve/release-clock'
 import { kPreview } from './serve/upgrade-preview'
 import { kCapture } from './serve/exchange-capture'
@@ -237,7 +237,7 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
       : (request) => versionPickedBeforeRouting(request, resolved))
   }
   // The versioner's onRoute hook comes before @fastify/swagger's: the documents see the routes as versioned.
-  fastify.addHook('onRoute', createRouteObserver(state, resolved, segments, routingPicks, routerOptionsOf(fastify)) as never)
+  fastify.addHook('onRoute', createRouteObserver(state, resolved, segments, routingPicks, fastify) as never)
   fastify.addHook('onReady', function versionerOnReady (done) {
     try {
       checkMethods(state, fastify.supportedMethods)

@@ -41,6 +41,8 @@ export interface RouteContext {
   readonly captureHooks?: AroundHooks
   /** The application's router options: which URLs are one route node. */
   readonly routerOptions: RouterOptions
+  /** `@fastify/response-validation` was registered before the plugin (its hook then checks HEAD's bodies). */
+  readonly validatedBefore: boolean
 }
 
 /** The levels of a HEAD route (ascending: its newest version first) that share a path and methods: one Fastify route. */

@@ -10,7 +10,7 @@ import type { TSchema } from '@sinclair/typebox'
 import type { FastifyInstance, RouteOptions } from 'fastify'
 import { normaliseMethods, type HttpMethod } from '../core/http-methods'
 import type { ServeOptions } from './serve-options'
-import type { RouterOptions, VersionSegments } from './version-picking'
+import { routerOptionsOf, type VersionSegments } from './version-picking'
 import { readOnlyExistsInOlderVersions, routeTimeline, type RouteState } from '../routes/timeline'
 import type { RoutingPicks } from './pick-version'
 import { kGivenHooks, kVersionedRoute, kVersionedScope } from '../core/symbols'
@@ -89,15 +89,21 @@ function relativeUrl (instance: FastifyInstance, url: string): string {
   return relative === '' ? '/' : relative
 }
 
-/** Creates the `onRoute` hook that turns HEAD routes into versioned ones. */
+/** The plugin whose `onRoute` hook adds a `preSerialization` hook checking bodies against the route's response schemas. */
+const RESPONSE_VALIDATION = '@fastify/response-validation'
+
+/** Creates the `onRoute` hook that turns HEAD routes into versioned ones, when the plugin is registered in `app`. */
 export function createRouteObserver (
-  state: VersionerState, serveOptions: ServeOptions, segments: VersionSegments, routingPicks: RoutingPicks | undefined, routerOptions: RouterOptions
+  state: VersionerState, serveOptions: ServeOptions, segments: VersionSegments, routingPicks: RoutingPicks | undefined, app: FastifyInstance
 ): (this: FastifyInstance, route: ObservedRoute) => void {
+  const routerOptions = routerOptionsOf(app)
+  // Registered before the plugin, @fastify/response-validation's hook checks what handlers return.
+  const validatedBefore = app.hasPlugin(RESPONSE_VALIDATION)
   const preview = serveOptions.upgradePreview
   const previewHooks = preview === undefined ? undefined : createPreviewHooks(state, serveOptions, preview)
   const capture = serveOptions.captureExchanges
   const captureHooks = capture === undefined ? undefined : createCaptureHooks(serveOptions, capture)
-  const context: RouteContext = { state, serveOptions, segments, routingPicks, previewHooks, captureHooks, routerOptions }
+  const context: RouteContext = { state, serveOptions, segments, routingPicks, previewHooks, captureHooks, routerOptions, validatedBefore }
   let lastGet: PendingGet | undefined
   // Each route kept out of the way has a constraint value of its own: two alike would be duplicates to Fastify.
   let unusable = 0
@@ -154,6 +160,17 @@ export function createRouteObserver (
   }
 }
 
+/**
+ * Refuses `@fastify/response-validation` registered after the plugin (or inside `versioned(...)`) on a route some
+ * version converts the success of: its hook runs after the versioner's and checks each older version's converted body
+ * against the newest version's schemas, a 500 for every older client (decision 0319).
+ */
+function refuseValidationAfter (route: string): never {
+  throw new InvalidOptionError(`${RESPONSE_VALIDATION} is registered after fastifyVersioner (or inside versioned(...)): on ${route} it would ` +
+    'check each older version\'s converted response against the newest version\'s schemas, a 500 for every older client. Register it ' +
+    'before fastifyVersioner (it then checks what handlers return against HEAD\'s schemas), or give the route responseValidation: false.')
+}
+
 /** The HEAD route a route registered inside `versioned(...)` stands for, with its timeline across versions. */
 function headRouteOf (context: RouteContext, instance: FastifyInstance, route: ObservedRoute, scope: VersionedScope, methods: HttpMethod[]): HeadRoute {
   const { state } = context
@@ -203,6 +220,9 @@ function versionRoute (context: RouteContext, instance: FastifyInstance, route: 
   const { state, serveOptions } = context
   const head = headRouteOf(context, instance, route, scope, methods)
   state.headRoutes.push(head)
+  // @fastify/response-validation registered after the plugin adds its hook after the versioner's success hook.
+  const validatedAfter = !context.validatedBefore && head.schema.response !== undefined &&
+    (route as { responseValidation?: unknown }).responseValidation !== false && instance.hasPlugin(RESPONSE_VALIDATION)
   const { url: _url, path: _path, routePath: _routePath, prefix: _prefix, method: _method, ...rest } = route
   // Read before the first group's options are applied to the user's route (they replace these).
   const user = { errorHandler: route.errorHandler, formatter: route.schemaErrorFormatter, constraints: route.constraints }
@@ -217,6 +237,7 @@ function versionRoute (context: RouteContext, instance: FastifyInstance, route: 
   }
   groupsOf(head).forEach((group, index) => {
     const prepared = prepareGroup(context, head, group, user)
+    if (validatedAfter && prepared.hooks.preSerialization !== undefined) refuseValidationAfter(head.display)
     head.registered.push(prepared.registered)
     const method = group.methods.length === 1 ? group.methods[0] : [...group.methods]
     if (index > 0) {

@@ -147,3 +147,35 @@ test('regression: with path versions, a prefixed plugin\'s root route is one lab
   t.same(labels, [...['GET /plain', 'GET /plain'], ...versioned('GET'), ...['HEAD /plain', 'HEAD /plain/'], ...versioned('HEAD')],
     'with and without the slash, in every version, routeOptions.url is the prefix, as Fastify gives its own GET at the slash')
 })
+
+test('fastify-metrics labelled by request.apiVersion: the version served (waterfalled), none for a refused or unversioned request, never the client\'s text', async (t) => {
+  for (const location of ['header', 'path'] as const) {
+    const app = await versionedApp(t, bundleOf(DATES, { '2002-01-01': [ThingsWereItems] }), async (api) => {
+      api.get('/things/:id', { schema: { response: { 200: Thing } } }, async (request) => ({ fullName: (request.params as { id: string }).id }))
+    }, {
+      prefix: '/api',
+      health: true,
+      versioner: { apiVersionLocation: location },
+      beforeVersioner: async (app: FastifyInstance) => {
+        await app.register(fastifyMetrics, {
+          endpoint: '/metrics',
+          defaultMetrics: { enabled: false },
+          clearRegisterOnInit: true,
+          routeMetrics: { customLabels: { api_version: (request) => request.apiVersion ?? 'none' } }
+        })
+      }
+    })
+    await app.ready()
+    const requests: Array<[string, string]> = [['2002-01-01', '/things/1'], ['2001-06-01', '/items/1'], ['2000-01-01', '/items/2'], ['1999-01-01', '/items/3'], ['<script>', '/items/4']]
+    for (const [version, path] of requests) {
+      const url = location === 'path' ? `/api/${encodeURIComponent(version)}${path}` : `/api${path}`
+      await app.inject({ url, headers: { 'x-api-version': version } })
+    }
+    await app.inject({ url: '/health' })
+    const metrics = await app.inject({ url: '/metrics' })
+    const versions = metrics.body.split('\n').filter((line) => line.startsWith('http_request_duration_seconds_count'))
+      .map((line) => /api_version="([^"]*)"/.exec(line)?.[1]).sort()
+    // 2001-06-01 is served as 2001-01-01; the 400s (too old, malformed) are one series, /health (200) another.
+    t.same(versions, ['2000-01-01', '2001-01-01', '2002-01-01', 'none', 'none'], `${location}: one series per version served`)
+  }
+})
