@@ -115,9 +115,16 @@ import { measureCorpus, measureOne, mutantsFolder, mutantTypeErrors, scoreOf, sc
 // catch lost, invoice ids prefixed with the pay route's path left strict, rested on a finding its corrected change got
 // too (HEAD's 'in_' stripped to ''); its harm is the handler's, and replay --handlers still catches it. No mistake is
 // let through that a true finding caught.
+// It grew a sixteenth time by 12 written blind over both apps (decision 0315: a new route's rename converted by path on
+// the list only, a user read with its default address only in HEAD, a line's amount read back undivided, a count read
+// back as hasMore against the default page, an idempotency key moved into the body from a header already renamed, a
+// boolean made an enum and mapped the wrong way round, a rename's request converter bound to the create route, a
+// request converter forgotten, a behaviour change with no isApplied, a new route instructed with the GET's method, a
+// new required field instructed on the response only, a 409 for giving up on a paid invoice in HEAD): 74.3 % (183 of
+// 246: 74.39 %; the 234 still 176, the 12 new 7), asserted rounded down.
 // Raise it as the tools learn; the goal is 95 %. Never lower it to let a mistake through: fix the tool, or say in the
 // docs what it misses (a corpus grown blind measures the proof anew: that is not lowering it).
-const THRESHOLD = 74.7
+const THRESHOLD = 74.3
 // With the example's recorded traffic replayed (examples/traffic.ts, recorded once from each correct app) through the
 // converters and, since decision 0234, the handlers of fresh apps of the mutant, as a team replays its own in CI: 98 % (48 of 49), then 96.8 % (61 of 63) once the corpus grew: recorded exchanges hold no
 // webhook; then 90.8 % (69 of 76): recorded exchanges hold no PUT that leaves a field out, nor a list longer than
@@ -184,11 +191,14 @@ const THRESHOLD = 74.7
 // 92.7 % (217 of 234: 92.73 %) once the corpus grew blind a fifteenth time (decision 0316: the handler tests and
 // replay --handlers catch all 3 of its misses, the getSeconds() time, the memo a replace keeps and the masked email),
 // asserted rounded down.
+// 92.2 % (227 of 246: 92.28 %) once the corpus grew blind a sixteenth time (decision 0315: replay --handlers catches
+// 3 of its 5 misses, the user read with one address, the count read back as hasMore and the idempotency key read from
+// a header already renamed), asserted rounded down.
 // The same rule: raised as the tools learn, never lowered, but for this: one catch of the traffic varies between
 // runs (217 in three fresh runs, 216 in one, 2026-12-01; which mistake, and why, is not found yet: the recording's
-// random ids and creation times are the suspects), so the floor is 216 of 234 until the recording is made
-// deterministic.
-const WITH_TRAFFIC = 92.3
+// random ids and creation times are the suspects), so the floor is one catch under the measured figure, 226 of 246
+// (91.87 %), until the recording is made deterministic.
+const WITH_TRAFFIC = 91.8
 // With the example's own tests that run its handlers (test/helpers/example-tests.ts: replaceFromEveryVersion on a
 // customer it stores, readWebhookDelivery on each invoice.paid it sends), as a team's suite runs them in CI: the
 // mistakes only a handler shows (keeps declared and not kept, PUT made a merge, a webhook sent as HEAD builds it).
@@ -227,9 +237,10 @@ const WITH_TRAFFIC = 92.3
 // misses), asserted rounded down.
 // 77.3 % (181 of 234: 77.35 %) once the corpus grew blind a fifteenth time (decision 0316: they catch 1 of its 3
 // misses, the memo a replace without one keeps), asserted rounded down.
-// 76.9 % (180 of 234: 76.92 %) once verify stopped replaying an id pattern's bare prefix (decision 0311, above).
+// 76.4 % (188 of 246: 76.42 %) once the corpus grew blind a sixteenth time (decision 0315: they catch none of its 5
+// misses), asserted rounded down.
 // The same rule.
-const WITH_HANDLERS = 76.9
+const WITH_HANDLERS = 76.4
 // verify's examples per route, version, direction and part: fewer than the command's 200, for speed (the same score
 // at 20 and at 200 when this was measured).
 const EXAMPLES = 20
