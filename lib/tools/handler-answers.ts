@@ -1,8 +1,8 @@
 /**
  * `replay --handlers`' verdicts: the answers two fresh applications gave the recorded requests (./handler-replay.ts)
  * compared with what each client received. A place where the two applications' answers differ holds what the handlers
- * make anew (an id, a token, a time): learned by route, it is left out everywhere on the route, and so is a value both
- * read from the clock during the replay. Where both agree and differ from the record, the exchange has a finding;
+ * make anew (an id, a token, a time): learned by route (from requests both served within one second of the clock:
+ * ./replay-noise.ts), it is left out everywhere on the route, and so is a value both read from the clock during the replay. Where both agree and differ from the record, the exchange has a finding;
  * unless its request carried, unmapped, a value the handlers made (one the record shows at such a place): then a request
  * the traffic file does not hold made it, and the exchange is not replayed
  * (docs/decisions/0234-replay-through-the-handlers.md).
@@ -22,6 +22,7 @@ import { inOrderOf, onlyTies, orderNames, playedSide, recordedSide, tiedIn } fro
 import type { DeliveryLine } from './traffic-file'
 import type { Refusal } from '../serve/exchange-records'
 import { refusalWords } from './replay-refusals'
+import { Noise } from './replay-noise'
 
 /** What the answers showed: findings, exchanges not judged and why, how many were compared, and the places left out. */
 interface AnswerVerdicts {
@@ -31,34 +32,9 @@ interface AnswerVerdicts {
   volatile: number
 }
 
-/** A pointer with its list indexes as `*`. */
-function patternOf (pointer: string): string {
-  return pointer.replace(/\/\d+(?=\/|#|$)/g, '/*')
-}
-
 /** The route of an exchange, as findings name it. */
 function routeOf (item: HandlerExchange): string {
   return `${item.exchange.route.method} ${item.exchange.route.url}`
-}
-
-/** By route, the places (`body/…`, `headers/name`, `status`) the two applications answered differently somewhere. */
-class Noise {
-  private readonly places = new Map<string, Set<string>>()
-
-  add (route: string, place: string): void {
-    let found = this.places.get(route)
-    if (found === undefined) this.places.set(route, found = new Set())
-    found.add(patternOf(place))
-  }
-
-  /** True when the place, or a place holding it, was answered differently on the route. */
-  has (route: string, place: string): boolean {
-    const found = this.places.get(route)
-    if (found === undefined) return false
-    const pattern = patternOf(place)
-    for (const noisy of found) if (pattern === noisy || pattern.startsWith(`${noisy}/`)) return true
-    return false
-  }
 }
 
 /** The compared headers of an answer: every one but the transport's and the time's, as text. */
@@ -74,12 +50,12 @@ function headersOf (answer: Pick<Answer, 'headers'>): Map<string, string> {
  * Learns, from two applications' answers, the places where the handlers make values anew, and the lists whose order
  * they do not decide (`body/…#order`: the same items in two orders, then compared item by item).
  */
-function learnNoise (noise: Noise, route: string, left: Answer, right: Answer, played: readonly [Played, Played]): void {
-  if (left.status !== right.status) noise.add(route, 'status')
-  const other = inOrderOf(left.body, right.body, [playedSide(played[0]), playedSide(played[1])], (pointer) => { noise.add(route, `body${pointer}#order`); return true })
-  for (const difference of differencesOf(left.body, other, 1000)) noise.add(route, `body${difference.pointer}`)
+function learnNoise (add: (place: string) => void, left: Answer, right: Answer, played: readonly [Played, Played]): void {
+  if (left.status !== right.status) add('status')
+  const other = inOrderOf(left.body, right.body, [playedSide(played[0]), playedSide(played[1])], (pointer) => { add(`body${pointer}#order`); return true })
+  for (const difference of differencesOf(left.body, other, 1000)) add(`body${difference.pointer}`)
   const [first, second] = [headersOf(left), headersOf(right)]
-  for (const name of new Set([...first.keys(), ...second.keys()])) if (first.get(name) !== second.get(name)) noise.add(route, `headers/${name}`)
+  for (const name of new Set([...first.keys(), ...second.keys()])) if (first.get(name) !== second.get(name)) add(`headers/${name}`)
 }
 
 /** The recorded strings at places the handlers make anew (by route): what only a request of the record could have made. */
@@ -205,7 +181,7 @@ function judgeAnswers (exchanges: readonly HandlerExchange[], left: Played, righ
   const noise = new Noise()
   exchanges.forEach((item, index) => {
     const [one, other] = [left.answers[index], right.answers[index]]
-    if (one !== undefined && other !== undefined) learnNoise(noise, routeOf(item), one, other, [left, right])
+    if (one !== undefined && other !== undefined) learnNoise(noise.pair(routeOf(item), left.turned[index]), one, other, [left, right])
   })
   const made = madeValues(exchanges, noise)
   // A value made anew carried inside a longer string (`customers/<id>`, `a,b`) is carried too.

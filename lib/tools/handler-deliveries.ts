@@ -4,7 +4,7 @@
  * in order (a recorded render whose event holds an identifier the replay mapped is paired with the next call whose
  * event holds its counterpart), rendered again on that application for each recorded version and compared with the
  * recorded body, by the rules of the exchanges' answers: identifiers mapped, the places the two applications render
- * differently left out, and times read from the clock during the replay left out only in the unit and form recorded.
+ * differently left out (./replay-noise.ts), and times read from the clock during the replay left out only in the unit and form recorded.
  * @module
  */
 import type { FastifyInstance } from 'fastify'
@@ -23,6 +23,7 @@ import { selectApis } from './versioned-apis'
 import { mappedForm, strayId } from './ids-in-strings'
 import { judgeRenders, sentFor, whileSending, type RenderCall } from './handler-renders'
 import { judgePins, type PinnedCall } from './handler-pins'
+import { Noise } from './replay-noise'
 
 /** What the clock rule reads: the replay's start and end, in milliseconds. */
 interface ReplayWindow {
@@ -133,6 +134,8 @@ interface Rerendered {
   readonly version: string
   readonly recorded: unknown
   readonly bodies: ReadonlyArray<{ body: unknown } | { failed: string }>
+  /** Whether a second of the clock turned while the two applications made the event (or it is not known when they did). */
+  readonly turned: boolean
 }
 
 /** Renders a paired call's event for `version` on its application (at the recorded instant, when it is known). */
@@ -200,7 +203,9 @@ export class DeliveryObserver {
         const at = { method: delivery.webhook.method.toUpperCase(), timestamp: delivery.timestamp }
         const bodies = []
         for (const call of calls as ObservedRender[]) bodies.push(await renderFor(call, delivery.webhook.name, version, at))
-        this.rendered.push({ line, route, version, recorded: body, bodies })
+        const exchange = calls[0]?.exchange
+        const turned = exchange === undefined || exchange !== calls[1]?.exchange || played[0].turned[exchange]
+        this.rendered.push({ line, route, version, recorded: body, bodies, turned })
       }
     }
   }
@@ -215,12 +220,11 @@ export class DeliveryObserver {
   /** The verdicts: `played`, the two applications' runs (their identifiers: recorded → their own); `window`, when the replay ran. */
   judge (played: readonly [Played, Played], window: ReplayWindow): DeliveryAnswers {
     const verdicts: DeliveryAnswers = { findings: [], notReplayable: [...this.unpaired], compared: 0, volatile: 0 }
-    const noise = new Map<string, Set<string>>()
-    for (const { route, version, bodies: [left, right] } of this.rendered) {
+    const noise = new Noise()
+    for (const { route, version, bodies: [left, right], turned } of this.rendered) {
       if (!('body' in left) || !('body' in right)) continue
-      const places = noise.get(`${route} ${version}`) ?? new Set<string>()
-      for (const difference of differencesOf(left.body, right.body, 1000)) places.add(difference.pointer.replace(/\/\d+(?=\/|$)/g, '/*'))
-      noise.set(`${route} ${version}`, places)
+      const add = noise.pair(`${route} ${version}`, turned)
+      for (const difference of differencesOf(left.body, right.body, 1000)) add(difference.pointer)
     }
     for (const { line, route, version, recorded, bodies: [left, right] } of this.rendered) {
       const base = { line, route, version, direction: 'delivery' as const, versionChanges: [], converters: [] }
@@ -230,11 +234,7 @@ export class DeliveryObserver {
         verdicts.findings.push({ ...base, kind: 'converter failed', part: '', pointer: '', replayed: left.failed, text })
         continue
       }
-      const noisy = noise.get(`${route} ${version}`) ?? new Set<string>()
-      const isNoise = (pointer: string): boolean => {
-        const pattern = pointer.replace(/\/\d+(?=\/|$)/g, '/*')
-        return [...noisy].some((place) => pattern === place || pattern.startsWith(`${place}/`))
-      }
+      const isNoise = (pointer: string): boolean => noise.has(`${route} ${version}`, pointer)
       for (const difference of differencesOf(recorded, left.body, 1000)) {
         // A field the record does not have is added to every version's events, as the policy allows (a list item is not).
         if (difference.recorded === undefined && !/\/\d+$/.test(difference.pointer)) continue

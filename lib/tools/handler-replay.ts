@@ -55,6 +55,8 @@ export interface Played {
   readonly inside: IdsInStrings
   /** This application's identifiers found inside its strings, and replaced with the recorded ones. */
   readonly outside: IdsInStrings
+  /** Per exchange (by index), whether a second of the clock turned while the two applications served it (./replay-noise.ts). */
+  readonly turned: readonly boolean[]
 }
 
 /** An ISO 8601 date-time's start: a time the handlers read from the clock, left out by the clock rule, never mapped. */
@@ -255,11 +257,14 @@ export async function playOnTwo (build: AppBuilder, exchanges: readonly HandlerE
     }
     const [left, right] = players
     await right.root.inject({ method: 'GET', url: '/.well-known/fastify-versioner-replay-warm-up' })
+    const turned: boolean[] = []
     for (const item of exchanges) {
+      const from = Date.now()
       const answers = [await send(left, item, observer), await send(right, item, observer)] as const
+      turned.push(Math.floor(from / 1000) !== Math.floor(Date.now() / 1000))
       if (answers[0] !== undefined && answers[1] !== undefined) learnAnswer(item.exchange.clientResponse, [answers[0], answers[1]], [left.ids, right.ids])
     }
-    const played = players.map(({ answers, unmapped, ids }): Played => ({ answers, unmapped, ids: ids.ids, back: ids.back, inside: ids.inside, outside: ids.outside })) as [Played, Played]
+    const played = players.map(({ answers, unmapped, ids }): Played => ({ answers, unmapped, ids: ids.ids, back: ids.back, inside: ids.inside, outside: ids.outside, turned })) as [Played, Played]
     await observer?.finish(played)
     return played
   } finally {
