@@ -13,8 +13,14 @@ const UNUSUAL = Symbol('unusual')
 /** Nesting the walk copies itself; deeper data (or a cycle) goes through the text. */
 const MAX_DEPTH = 64
 
-/** Values the copy takes instead of the JSON of `holder[key]`, by holder and key (./written-values.ts). */
-export type Rewrites = ReadonlyMap<object, ReadonlyMap<string, unknown>>
+/**
+ * Values the copy takes instead of the JSON of `holder[key]`, by holder (or, with {@link CopyOptions.places}, the
+ * holder's place) and key (./written-values.ts).
+ */
+export type Rewrites = ReadonlyMap<object | number, ReadonlyMap<string, unknown>>
+
+/** Thrown by a copy with {@link CopyOptions.once} that meets one of its keyed objects a second time. */
+export const SHARED = Symbol('shared')
 
 /** A value the copy holds in place of a handler's (its `toJSON`'s text, a Buffer's, a rewrite): the copy's holder and key, what it holds, the handler's value. */
 export type Replaced = readonly [holder: Record<string, unknown>, key: string, written: unknown, original: unknown]
@@ -28,8 +34,16 @@ interface CopyOptions {
    * `Date`, an `undefined` item); a record's `kept` is set when the copy holds one.
    */
   readonly serializer?: true | { kept: boolean }
-  /** Fields to copy beside an object's own, by object: what the serializer reads through a class's getters (./written-values.ts). */
-  readonly inherited?: ReadonlyMap<object, readonly string[]>
+  /** Fields to copy beside an object's own, by object (or place): what the serializer reads through a class's getters (./written-values.ts). */
+  readonly inherited?: ReadonlyMap<object | number, readonly string[]>
+  /**
+   * The places the keys of `rewrites` and `inherited` number: by place, its children's by key (./occurrences.ts), the
+   * body's own place 0; `below`, filled by the copy, gives each of its objects its children's: for a body holding one
+   * of their objects at two places, which its schemas may write apart.
+   */
+  readonly places?: { readonly children: ReadonlyArray<ReadonlyMap<string, number> | undefined>, readonly below: Map<object, ReadonlyMap<string, number> | undefined> }
+  /** The objects `rewrites` and `inherited` key (without `places`) met so far: one met again throws {@link SHARED}. */
+  readonly once?: Set<object>
   /**
    * Set (from `false`) when the copy holds the fields of a class instance or of an object without a prototype: the
    * serializer may read more of it than JSON does, or write it as text where the schema says so (./written-values.ts).
@@ -50,7 +64,8 @@ export function copyJson (value: unknown, options: CopyOptions = {}): unknown {
   let copied: unknown
   try {
     copied = copyProperty(value, '', 0, options)
-  } catch {
+  } catch (error) {
+    if (error === SHARED) throw error
     copied = UNUSUAL
   }
   if (copied === OMITTED) return undefined
@@ -72,16 +87,18 @@ function copyThroughText (value: unknown): unknown {
 function copyProperty (value: unknown, key: string, depth: number, options: CopyOptions, holder?: Record<string, unknown>): unknown {
   if (((typeof value === 'object' && value !== null) || typeof value === 'function') && typeof (value as { toJSON?: unknown }).toJSON === 'function') {
     if (options.serializer !== undefined && value instanceof Date && Number.isNaN(value.getTime())) return kept(options, new Date(Number.NaN))
-    const written = copyValue((value as { toJSON: (key: string) => unknown }).toJSON(key), depth, options)
+    // What `toJSON` gives is not at the value's place: no rewrite of the value applies to it.
+    const written = copyValue((value as { toJSON: (key: string) => unknown }).toJSON(key), depth, options, -1)
     // An object (an ORM document's fields) is data converters change in place: only a Buffer's is the handler's again.
     if (holder !== undefined && (typeof written !== 'object' || written === null || ArrayBuffer.isView(value))) options.replaced?.push([holder, key, written, value])
     return written
   }
-  return copyValue(value, depth, options)
+  const { places } = options
+  return copyValue(value, depth, options, places === undefined ? -1 : holder === undefined ? 0 : (places.below.get(holder)?.get(key) ?? -1))
 }
 
-/** A value JSON writes as it is (no `toJSON`). */
-function copyValue (value: unknown, depth: number, options: CopyOptions): unknown {
+/** A value JSON writes as it is (no `toJSON`), at `place` (with {@link CopyOptions.places}; -1: none numbered). */
+function copyValue (value: unknown, depth: number, options: CopyOptions, place: number): unknown {
   switch (typeof value) {
     case 'string':
     case 'boolean':
@@ -90,7 +107,7 @@ function copyValue (value: unknown, depth: number, options: CopyOptions): unknow
       // -0 is written as 0.
       return Number.isFinite(value) ? (value === 0 ? 0 : value) : options.serializer !== undefined ? kept(options, value) : null
     case 'object':
-      return value === null ? null : copyObject(value, depth, options)
+      return value === null ? null : copyObject(value, depth, options, place)
     case 'bigint':
       return options.bigIntsRead === true ? Number(value) : options.serializer !== undefined ? kept(options, value) : UNUSUAL
     default:
@@ -104,12 +121,21 @@ function kept<T> (options: CopyOptions, value: T): T {
   return value
 }
 
-function copyObject (value: object, depth: number, options: CopyOptions): unknown {
+function copyObject (value: object, depth: number, options: CopyOptions, place: number): unknown {
   if (depth >= MAX_DEPTH) return UNUSUAL
-  const rewritten = options.rewrites?.get(value)
+  const { places } = options
+  const id = places === undefined ? value : place
+  const rewritten = options.rewrites?.get(id)
+  const inherited = options.inherited?.get(id)
+  if (options.once !== undefined && (rewritten !== undefined || inherited !== undefined)) {
+    // Met at a second place, where its schema may write it otherwise: the caller copies again by place.
+    if (options.once.has(value)) throw SHARED
+    options.once.add(value)
+  }
   if (Array.isArray(value)) {
     const copy: unknown[] = new Array(value.length)
     const holder = copy as unknown as Record<string, unknown>
+    if (places !== undefined && place >= 0) places.below.set(copy, places.children[place])
     for (let index = 0; index < value.length; index++) {
       const key = String(index)
       const item = rewritten?.has(key) === true ? rewrite(rewritten.get(key), holder, key, value[index], options) : copyProperty(value[index], key, depth + 1, options, holder)
@@ -124,7 +150,7 @@ function copyObject (value: object, depth: number, options: CopyOptions): unknow
     if (options.instance === false) options.instance = true
   }
   const copy: Record<string, unknown> = {}
-  const inherited = options.inherited?.get(value)
+  if (places !== undefined && place >= 0) places.below.set(copy, places.children[place])
   const keys = inherited === undefined ? Object.keys(value) : [...Object.keys(value), ...inherited]
   for (let index = 0; index < keys.length; index++) {
     const key = keys[index]

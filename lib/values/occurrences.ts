@@ -21,6 +21,57 @@ export type Occurrence = readonly [holder: Holder, key: PropertyKey, node: TSche
 export type Collector = ((holder: Holder, key: PropertyKey, out: Occurrence[]) => void) & {
   /** Set when the only occurrence is the value itself (the schema is the target, nothing nested). */
   readonly onlySelf?: true
+  /**
+   * Appends them to `out` (in no set order), and to `places` the place of each in `tree` (`holder[key]` its place 0):
+   * for data holding one object at two places, which an object cannot tell apart.
+   */
+  readonly placed: (holder: Holder, key: PropertyKey, tree: PlaceTree, out: Occurrence[], places: number[]) => void
+}
+
+/** Places in data, numbered in a tree of steps (a key, an index, `*` for any item): a place is its parent's and one step. */
+export class PlaceTree {
+  readonly parents: number[] = [-1]
+  readonly steps: string[] = ['']
+  /** By place, its children's places by step. */
+  readonly children: Array<Map<string, number> | undefined> = [undefined]
+
+  /** The place one `step` below `place`, numbered when first asked for. */
+  child (place: number, step: string): number {
+    const known = this.children[place] ??= new Map()
+    let child = known.get(step)
+    if (child === undefined) {
+      child = this.parents.push(place) - 1
+      this.steps.push(step)
+      this.children.push(undefined)
+      known.set(step, child)
+    }
+    return child
+  }
+}
+
+/** A step's text: the key itself, or (for a pointer) `*` for any item and the key escaped. */
+const KEY_STEP = (_holder: Holder, key: PropertyKey): string => String(key)
+const POINTER_STEP = (holder: Holder, key: PropertyKey): string => Array.isArray(holder) ? '*' : pointerSegment(key)
+
+/**
+ * Runs `root` on `holder[key]` (place 0 of `tree`) as {@link walkData} does, numbering the places it walks by `step`;
+ * `visit` gets each occurrence and its place, and stops the walk by returning false.
+ */
+function walkPlaces (root: Walk, [holder, key]: readonly [Holder, PropertyKey], tree: PlaceTree, step: typeof KEY_STEP, visit: (place: number, holder: Holder, key: PropertyKey, node: TSchema) => boolean): void {
+  const stack: Array<readonly [walk: Walk, holder: Holder, key: PropertyKey, place: number]> = [[root, holder, key, 0]]
+  const next: Task[] = []
+  while (stack.length > 0) {
+    const [walk, at, name, place] = stack.pop() as (typeof stack)[number]
+    if (walk.self && !visit(place, at, name, walk.node)) return
+    next.length = 0
+    walk.expand(at, name, next)
+    for (let index = next.length - 1; index >= 0; index--) {
+      const [inner, child, below] = next[index]
+      if (inner === null) continue
+      // A member, `$ref` or `allOf` part walks the same value; a property or an item one level down.
+      stack.push([inner, child, below, child === at && below === name ? place : tree.child(place, step(child, below))])
+    }
+  }
 }
 
 /** What a collector looks for, and how it resolves `$ref`s. */
@@ -78,7 +129,10 @@ export function compileCollector (root: TSchema, target: CollectorTarget): Colle
   const walk = compiler.build(root)
   if (walk === null) return null
   const collector = (holder: Holder, key: PropertyKey, out: Occurrence[]): void => { walkData(walk, holder, key, out) }
-  return walk.leaf === true ? Object.assign(collector, { onlySelf: true as const }) : collector
+  const placed: Collector['placed'] = (holder, key, tree, out, places) => {
+    walkPlaces(walk, [holder, key], tree, KEY_STEP, (place, at, name, node) => out.push([at, name, node]) > 0 && places.push(place) > 0)
+  }
+  return Object.assign(collector, walk.leaf === true ? { onlySelf: true as const, placed } : { placed })
 }
 
 /**
@@ -106,46 +160,19 @@ export function compilePlaceFinder (root: TSchema, target: CollectorTarget): Pla
 }
 
 /**
- * The walk of a place finder. Places are numbered in a tree of steps (a place is its parent's place and one step), so
- * that telling a place seen before compares numbers, never pointers as long as the data is deep; the pointers of the
- * places found are written last, each from its parent's.
+ * The walk of a place finder, by numbered places ({@link PlaceTree}: telling a place seen before compares numbers, never
+ * pointers as long as the data is deep); the pointers of the places found are written last, each from its parent's.
  */
 function findPlaces (root: Walk, value: unknown): Array<readonly [string, TSchema[]]> {
-  const parents: number[] = [-1]
-  const steps: string[] = ['']
-  const children: Array<Map<string, number> | undefined> = [undefined]
+  const tree = new PlaceTree()
   const found = new Map<number, TSchema[]>()
-  const stack: Array<readonly [walk: Walk, holder: Holder, key: PropertyKey, place: number]> = [[root, { '': value }, '', 0]]
-  const next: Task[] = []
-  while (stack.length > 0 && found.size < MAX_PLACES) {
-    const [walk, at, name, place] = stack.pop() as (typeof stack)[number]
-    if (walk.self) {
-      const nodes = found.get(place)
-      if (nodes === undefined) found.set(place, [walk.node])
-      else if (!nodes.includes(walk.node)) nodes.push(walk.node)
-    }
-    next.length = 0
-    walk.expand(at, name, next)
-    for (let index = next.length - 1; index >= 0; index--) {
-      const [inner, holder, key] = next[index]
-      if (inner === null) continue
-      // A member, `$ref` or `allOf` part walks the same value; a property or an item one level down.
-      if (holder === at && key === name) {
-        stack.push([inner, holder, key, place])
-        continue
-      }
-      const step = Array.isArray(holder) ? '*' : pointerSegment(key)
-      const known = children[place] ??= new Map()
-      let child = known.get(step)
-      if (child === undefined) {
-        child = parents.push(place) - 1
-        steps.push(step)
-        children.push(undefined)
-        known.set(step, child)
-      }
-      stack.push([inner, holder, key, child])
-    }
-  }
+  walkPlaces(root, [{ '': value }, ''], tree, POINTER_STEP, (place, _holder, _key, node) => {
+    const nodes = found.get(place)
+    if (nodes === undefined) found.set(place, [node])
+    else if (!nodes.includes(node)) nodes.push(node)
+    return found.size < MAX_PLACES
+  })
+  const { parents, steps } = tree
   const pointers = new Map<number, string>([[0, '']])
   const pointerOf = (place: number): string => {
     const chain: number[] = []

@@ -4,10 +4,10 @@
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
-import { compileCollector, type Collector, type Occurrence } from './occurrences'
+import { compileCollector, PlaceTree, type Collector, type Holder, type Occurrence } from './occurrences'
 import { readsInherited } from './union-matchers'
 import type { ResolveRef } from './shapes'
-import { copyJson, type Replaced, type Rewrites } from './json-copy'
+import { copyJson, SHARED, type Replaced, type Rewrites } from './json-copy'
 import { isSchemaObject } from '../core/json-schema'
 
 export type { Replaced } from './json-copy'
@@ -64,14 +64,45 @@ export function writtenPlacesOf (root: TSchema, resolveRef: ResolveRef): Written
  * @example `copyAsWritten(places, { dueOn: new Date('2024-03-05T10:20:30Z') }) // { dueOn: '2024-03-05' }`
  */
 export function copyAsWritten (places: WrittenPlaces | undefined, body: unknown, serializer?: true | { kept: boolean }, replaced?: Replaced[]): unknown {
-  const rewrites = places === undefined || places.dates.length === 0 ? undefined : writtenDates(places.dates, body)
-  if (places?.instances == null) return copyJson(body, { rewrites, serializer, replaced })
-  const options = { rewrites, serializer, replaced, instance: false }
+  if (places === undefined) return copyJson(body, { serializer, replaced })
+  try {
+    return copyByPlaces(places, body, serializer, replaced)
+  } catch (error) {
+    if (error !== SHARED) throw error
+    // One object at two places its schemas may write apart (a Date's holder under `date` and `date-time`): by place.
+    if (replaced !== undefined) replaced.length = 0
+    return copyByPlaces(places, body, serializer, replaced, new PlaceTree())
+  }
+}
+
+/**
+ * {@link copyAsWritten}: its rewrites and inherited fields keyed by object (throwing {@link SHARED} where the copy
+ * meets one at a second place), or by place in `tree`.
+ */
+function copyByPlaces (places: WrittenPlaces, body: unknown, serializer: true | { kept: boolean } | undefined, replaced: Replaced[] | undefined, tree?: PlaceTree): unknown {
+  const rewrites = places.dates.length === 0 ? undefined : writtenDates(places.dates, body, tree)
+  // By place, where each of the copy's objects is; by object, those met (only where something is keyed by one).
+  const placed = tree === undefined ? undefined : { children: tree.children, below: new Map() }
+  const once = tree === undefined && rewrites !== undefined ? new Set<object>() : undefined
+  if (places.instances === null) return copyJson(body, { rewrites, serializer, replaced, places: placed, once })
+  const options = { rewrites, serializer, replaced, instance: false, places: placed, once }
   const copy = copyJson(body, options)
-  const found = options.instance ? instancesWritten(places.instances, body, rewrites) : undefined
+  const found = options.instance ? instancesWritten(places.instances, body, rewrites, tree) : undefined
   if (found === undefined) return copy
   if (replaced !== undefined) replaced.length = 0
-  return copyJson(body, { rewrites: found.rewrites, serializer, inherited: found.inherited, replaced })
+  return copyJson(body, { rewrites: found.rewrites, serializer, inherited: found.inherited, replaced, places: placed, once: tree === undefined ? new Set() : undefined })
+}
+
+/** The occurrences `collect` finds in `root['']` (into `found`), and with `tree` the place of each there. */
+function collectKeyed (collect: Collector, root: Holder, found: Occurrence[], tree: PlaceTree | undefined): number[] | undefined {
+  found.length = 0
+  if (tree === undefined) {
+    collect(root, '', found)
+    return undefined
+  }
+  const places: number[] = []
+  collect.placed(root, '', tree, found, places)
+  return places
 }
 
 /**
@@ -107,19 +138,20 @@ export function putBack (replaced: readonly Replaced[], root: unknown, converted
   }
 }
 
-/** The strings the serializer writes for the valid `Date`s of `body` at `places`, by holder and key. */
-function writtenDates (places: WrittenPlaces['dates'], body: unknown): Rewrites | undefined {
-  let rewrites: Map<object, Map<string, unknown>> | undefined
+/** The strings the serializer writes for the valid `Date`s of `body` at `places`, by holder (or its place in `tree`) and key. */
+function writtenDates (places: WrittenPlaces['dates'], body: unknown, tree: PlaceTree | undefined): Rewrites | undefined {
+  let rewrites: Map<object | number, Map<string, unknown>> | undefined
   const found: Occurrence[] = []
   for (const [format, collect] of places) {
-    found.length = 0
-    collect({ '': body }, '', found)
-    for (const [holder, key] of found) {
+    const at = collectKeyed(collect, { '': body }, found, tree)
+    for (let index = 0; index < found.length; index++) {
+      const [holder, key] = found[index]
       const date = holder[key]
       if (!(date instanceof Date) || Number.isNaN(date.getTime())) continue
       rewrites ??= new Map()
-      let keys = rewrites.get(holder)
-      if (keys === undefined) rewrites.set(holder, keys = new Map())
+      const id = at === undefined ? holder : (tree as PlaceTree).parents[at[index]]
+      let keys = rewrites.get(id)
+      if (keys === undefined) rewrites.set(id, keys = new Map())
       keys.set(String(key), writtenAs(format, date))
     }
   }
@@ -161,25 +193,27 @@ export function datesOfText (places: WrittenPlaces | undefined, body: unknown): 
  * the declared fields each holds through its prototype, and, beside `dates` (extended), the JSON copy of each (or of an
  * array) at a string, number or boolean place, noted so that the handler's is put back for the serializer ({@link putBack}).
  */
-function instancesWritten (instances: Collector, body: unknown, dates: Rewrites | undefined): { inherited?: Map<object, string[]>, rewrites?: Rewrites } | undefined {
-  let inherited: Map<object, string[]> | undefined
-  let rewrites = dates as Map<object, Map<string, unknown>> | undefined
+function instancesWritten (instances: Collector, body: unknown, dates: Rewrites | undefined, tree: PlaceTree | undefined): { inherited?: Map<object | number, string[]>, rewrites?: Rewrites } | undefined {
+  let inherited: Map<object | number, string[]> | undefined
+  let rewrites = dates as Map<object | number, Map<string, unknown>> | undefined
   let scalars = false
   const found: Occurrence[] = []
   const root = { '': body }
-  instances(root, '', found)
-  for (const [holder, key, node] of found) {
+  const at = collectKeyed(instances, root, found, tree)
+  for (let index = 0; index < found.length; index++) {
+    const [holder, key, node] = found[index]
     const value = holder[key]
     if (typeof value !== 'object' || value === null || typeof (value as { toJSON?: unknown }).toJSON === 'function') continue
     if (declares(node)) {
       if (Array.isArray(value)) continue
       const names = Object.keys(node.properties as object).filter((name) => !Object.prototype.propertyIsEnumerable.call(value, name) && readsInherited(value, name))
-      if (names.length > 0) (inherited ??= new Map()).set(value, names)
+      if (names.length > 0) (inherited ??= new Map()).set(at === undefined ? value : at[index], names)
     } else if ((Array.isArray(value) || Object.getPrototypeOf(value) !== Object.prototype) && holder !== root && isScalar(node)) {
       // An array there is written as its items' text (an instance's too): put back whole.
       rewrites ??= new Map()
-      let keys = rewrites.get(holder)
-      if (keys === undefined) rewrites.set(holder, keys = new Map())
+      const id = at === undefined ? holder : (tree as PlaceTree).parents[at[index]]
+      let keys = rewrites.get(id)
+      if (keys === undefined) rewrites.set(id, keys = new Map())
       keys.set(String(key), copyJson(value))
       scalars = true
     }
