@@ -5,7 +5,7 @@
  * field, retypes the score (integer or digits), moves the create status (201 or 202), adds or removes the address's
  * city (a nested schema), makes the email required or optional, adds or removes a plan, renames the error's field
  * (an error converter), moves the memos' path; each with its converters. The application does not grow with the
- * releases: only its history does. Used by the test of `verify`'s cost per version (test/tools/verify-many-versions.test.ts)
+ * releases: only its history does. Used by the test of `verify`'s cost per version (test/verify/verify-many-versions.test.ts)
  * and the benchmark `benchmarks/verify-versions.ts`.
  */
 import Fastify, { type FastifyInstance } from 'fastify'

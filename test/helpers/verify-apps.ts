@@ -1,5 +1,5 @@
 /**
- * Small apps for `verify`'s tests (test/tools/verify-*.test.ts): one version change between two versions, the
+ * Small apps for `verify`'s tests (test/verify/verify-*.test.ts): one version change between two versions, the
  * routes a test writes, and each finding on one line.
  */
 import type { FastifyInstance } from 'fastify'
