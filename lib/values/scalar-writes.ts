@@ -47,8 +47,11 @@ function passes (type: unknown, value: unknown): boolean {
         (typeof value === 'object' && typeof (value as { toString?: unknown }).toString === 'function' && (value as { toString?: unknown }).toString !== Object.prototype.toString)
     case 'integer':
       return Number.isInteger(value) || value === null
+    case 'object':
+      return (typeof value === 'object' && !Array.isArray(value)) || value === null
     default:
-      return typeof value === type || value === null
+      // `number`, `boolean` (and any other: `typeof` names it).
+      return (type === 'number' ? typeof value === 'number' : type === 'boolean' ? typeof value === 'boolean' : false) || value === null
   }
 }
 
