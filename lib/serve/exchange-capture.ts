@@ -179,9 +179,9 @@ export function createCaptureHooks (options: ServeOptions, capture: ResolvedCapt
       // As its converters get it (./migrate-response.ts), so that replay sees the dates they saw.
       const behaviour = requestState(fastifyRequest)?.behaviour
       const key = behaviour == null || hasChosenSerializer(reply) ? undefined : responseSlot(behaviour.responses, reply.statusCode, reply)
-      // A value JSON writes otherwise (a BigInt, NaN, Infinity) cannot be recorded as the converters saw it, nor a
-      // Buffer or a class instance at a string place, which the serializer writes as text where converters leave it
-      // (decisions 0285, 0298): the copy holds an object in its place.
+      // A value JSON writes otherwise (a BigInt, NaN, Infinity) cannot be recorded as the converters saw it, nor one
+      // the copy holds as an object in its place (a Buffer where the schema says nothing, an instance HEAD refuses at a
+      // string place: decisions 0285, 0298); at a string place it holds the text HEAD writes (decision 0321).
       const serializer = { kept: false }
       const replaced: Replaced[] = []
       const copy = copyAsWritten(key === undefined ? undefined : behaviour?.responseWritten.get(key), payload, serializer, replaced)

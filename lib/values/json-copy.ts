@@ -45,8 +45,9 @@ interface CopyOptions {
   /** The objects `rewrites` and `inherited` key (without `places`) met so far: one met again throws {@link SHARED}. */
   readonly once?: Set<object>
   /**
-   * Set (from `false`) when the copy holds the fields of a class instance or of an object without a prototype: the
-   * serializer may read more of it than JSON does, or write it as text where the schema says so (./written-values.ts).
+   * Set (from `false`) when the copy holds the fields of a class instance or of an object without a prototype, or a
+   * `toJSON`'s value, a `BigInt` or a number not an integer: the serializer may read more of it than JSON does, or
+   * write it otherwise where the schema says a string, number, integer or boolean (./written-values.ts).
    */
   instance?: boolean
   /** Copy a `BigInt` as its number: what a JSON reader (Ajv's checks) reads of the digits the serializer writes. */
@@ -86,6 +87,8 @@ function copyThroughText (value: unknown): unknown {
 /** A property's value as JSON writes it: `toJSON(key)` first (noted, for `holder`, the copy's object), then the value itself. */
 function copyProperty (value: unknown, key: string, depth: number, options: CopyOptions, holder?: Record<string, unknown>): unknown {
   if (((typeof value === 'object' && value !== null) || typeof value === 'function') && typeof (value as { toJSON?: unknown }).toJSON === 'function') {
+    // The serializer writes no `toJSON`: at a number place a Date is its milliseconds (./written-values.ts).
+    if (options.instance === false) options.instance = true
     if (options.serializer !== undefined && value instanceof Date && Number.isNaN(value.getTime())) return kept(options, new Date(Number.NaN))
     // What `toJSON` gives is not at the value's place: no rewrite of the value applies to it.
     const written = copyValue((value as { toJSON: (key: string) => unknown }).toJSON(key), depth, options, -1)
@@ -104,11 +107,14 @@ function copyValue (value: unknown, depth: number, options: CopyOptions, place: 
     case 'boolean':
       return value
     case 'number':
+      // A fraction may be at an integer place, which the serializer truncates (./written-values.ts).
+      if (options.instance === false && !Number.isInteger(value)) options.instance = true
       // -0 is written as 0.
       return Number.isFinite(value) ? (value === 0 ? 0 : value) : options.serializer !== undefined ? kept(options, value) : null
     case 'object':
       return value === null ? null : copyObject(value, depth, options, place)
     case 'bigint':
+      if (options.instance === false) options.instance = true
       return options.bigIntsRead === true ? Number(value) : options.serializer !== undefined ? kept(options, value) : UNUSUAL
     default:
       return OMITTED

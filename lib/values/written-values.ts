@@ -9,6 +9,7 @@ import { readsInherited } from './union-matchers'
 import type { ResolveRef } from './shapes'
 import { copyJson, SHARED, type Replaced, type Rewrites } from './json-copy'
 import { isSchemaObject } from '../core/json-schema'
+import { REFUSED, scalarWritten } from './scalar-writes'
 
 export type { Replaced } from './json-copy'
 
@@ -188,6 +189,28 @@ export function datesOfText (places: WrittenPlaces | undefined, body: unknown): 
   return dates
 }
 
+/** What {@link writtenAtScalar} gives for a value the copy holds as the serializer writes it. */
+const NOT_REWRITTEN = Symbol('not rewritten')
+
+/**
+ * What the copy holds for `value` at the scalar place `node`: what the serializer writes there where JSON writes it
+ * otherwise (a `Date` under a number, an instance's text, 1.5 under an integer), so that a converter moving it moves
+ * HEAD's value (decision 0321); an instance or a list HEAD refuses as JSON's copy (the handler's put back, HEAD's 500).
+ */
+function writtenAtScalar (node: TSchema, value: unknown, key: PropertyKey): unknown {
+  const head = scalarWritten(node, value)
+  if (head === REFUSED) {
+    const object = typeof value === 'object' && value !== null && typeof (value as { toJSON?: unknown }).toJSON !== 'function'
+    return object && (Array.isArray(value) || Object.getPrototypeOf(value) !== Object.prototype) ? copyJson(value) : NOT_REWRITTEN
+  }
+  // A Date under `date` or `time` is the dates' rewrite (./written-values.ts); a value JSON writes alike stays.
+  if (head instanceof Date) return NOT_REWRITTEN
+  const json = typeof value === 'object' && value !== null && typeof (value as { toJSON?: unknown }).toJSON === 'function'
+    ? (value as { toJSON: (key: string) => unknown }).toJSON(String(key))
+    : value
+  return head === json || (typeof head === 'number' && head === 0 && json === 0) ? NOT_REWRITTEN : head
+}
+
 /**
  * Where the serializer writes `body`'s class instances (without `toJSON`, which it writes instead) otherwise than JSON:
  * the declared fields each holds through its prototype, and, beside `dates` (extended), the JSON copy of each (or of an
@@ -203,20 +226,21 @@ function instancesWritten (instances: Collector, body: unknown, dates: Rewrites 
   for (let index = 0; index < found.length; index++) {
     const [holder, key, node] = found[index]
     const value = holder[key]
-    if (typeof value !== 'object' || value === null || typeof (value as { toJSON?: unknown }).toJSON === 'function') continue
     if (declares(node)) {
-      if (Array.isArray(value)) continue
+      if (typeof value !== 'object' || value === null || Array.isArray(value) || typeof (value as { toJSON?: unknown }).toJSON === 'function') continue
       const names = Object.keys(node.properties as object).filter((name) => !Object.prototype.propertyIsEnumerable.call(value, name) && readsInherited(value, name))
       if (names.length > 0) (inherited ??= new Map()).set(at === undefined ? value : at[index], names)
-    } else if ((Array.isArray(value) || Object.getPrototypeOf(value) !== Object.prototype) && holder !== root && isScalar(node)) {
-      // An array there is written as its items' text (an instance's too): put back whole.
-      rewrites ??= new Map()
-      const id = at === undefined ? holder : (tree as PlaceTree).parents[at[index]]
-      let keys = rewrites.get(id)
-      if (keys === undefined) rewrites.set(id, keys = new Map())
-      keys.set(String(key), copyJson(value))
-      scalars = true
+      continue
     }
+    if (holder === root || !isScalar(node)) continue
+    const written = writtenAtScalar(node, value, key)
+    if (written === NOT_REWRITTEN) continue
+    rewrites ??= new Map()
+    const id = at === undefined ? holder : (tree as PlaceTree).parents[at[index]]
+    let keys = rewrites.get(id)
+    if (keys === undefined) rewrites.set(id, keys = new Map())
+    keys.set(String(key), written)
+    scalars = true
   }
   return inherited === undefined && !scalars ? undefined : { inherited, rewrites }
 }

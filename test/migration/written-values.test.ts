@@ -205,12 +205,12 @@ test('a field of a root a converter rebuilds (a spread) is still written as HEAD
   t.equal(old.statusCode, 200, old.body)
   t.equal(old.body, head.body.replace('"note":"new"', '"note":"old"'), 'the rebuilt root keeps the Date for the serializer')
   t.same(JSON.parse((await call(app, '2000-01-01', '/buffer')).body), { v: 'hi', note: 'old' }, 'a Buffer no converter changed is its text, as HEAD writes it')
-  t.same(seen, [head.json().v, { type: 'Buffer', data: [104, 105] }], 'the converter saw the time HEAD writes and the Buffer as JSON writes it')
+  t.same(seen, [head.json().v, 'hi'], 'the converter saw the time and the Buffer\'s text HEAD writes')
 })
 
 test('a converter writing the field in place of a Date or a Buffer has its value sent', async (t) => {
   const { app } = await apps(t, { nullable: timeOrNull, buffer: Type.String() }, (kind) => kind === 'buffer' ? Buffer.from('hi') : at, (response) => {
-    response.body.v = typeof response.body.v === 'string' ? '10:11:12Z' : 'bytes'
+    response.body.v = response.body.v === 'hi' ? 'bytes' : '10:11:12Z'
   })
   t.same(JSON.parse((await call(app, '2000-01-01', '/nullable')).body), { v: '10:11:12Z', note: 'new' })
   t.same(JSON.parse((await call(app, '2000-01-01', '/buffer')).body), { v: 'bytes', note: 'new' })
@@ -252,7 +252,7 @@ test('regression: replay and the upgrade preview of a Date in a union with a tim
     t.same(previews.at(-1)?.targetBody, old.json(), `the preview renders what the old version answers (${kind})`)
     t.same(previews.at(-1)?.patch, [{ op: 'replace', path: '/note', value: 'old' }], `its patch changes the note alone (${kind}: ${served.body})`)
   }
-  t.same(exchanges.map((exchange) => exchange.route.url), ['/nullable', '/list'], 'an exchange whose Buffer or instance the copy cannot hold as written is not recorded')
+  t.same(exchanges.map((exchange) => exchange.route.url), ['/nullable', '/list', '/buffer', '/slug', '/bytes'], 'a Buffer or an instance under a string is recorded as the text HEAD writes')
   const report = await replayTraffic(app, { exchanges: exchanges.map((exchange, index) => ({ line: index + 1, exchange })) })
   t.same(report.findings.map((finding) => finding.text), [], 'replay gives what serving answered')
 })
