@@ -47,64 +47,73 @@ function declares (schema: unknown, key: string, lowerCase: boolean, resolveRef:
 }
 
 /**
- * The names the request converters of one level of a request's replay read, each run handed a request whose parts
- * note every name read; `body` is the body the level starts with.
+ * The names the request converters of one replay of a request read, each run handed a request whose parts note every
+ * name read (one noting object per part object for the whole replay: a converter comparing what two runs were handed
+ * sees one object).
  * @example
  * ```ts
- * const reads = new NameReads(info.body)
- * info.body = await runStepsToBody(tracked(steps, step, ran, reads.watching(context.runConverter)), info, info.body, at)
- * const stale = reads.staleIssue(index, replay.formAt, context)
+ * const reads = new NameReads()
+ * info.body = await runStepsToBody(tracked(steps, step, ran, reads.watching(context.runConverter, info.body)), info, info.body, at)
+ * const stale = reads.staleIssue(index, replay, context)
  * ```
  */
 export class NameReads {
   private readonly reads: Read[] = []
+  private readonly proxies = new WeakMap<object, object>()
+  private readonly targets = new WeakMap<object, object>()
+  /** The run going on: its converter, and whether it was handed the whole body (`root`, the level's body as the runs before left it). */
+  private running: { converter: string, change: string, whole: boolean } | undefined
+  private root: unknown
 
-  constructor (private root: unknown) {}
-
-  /** A converter run handing `run` (or the converter) a request that notes the names read. */
-  watching (run: ConverterRun | undefined): ConverterRun {
+  /** A converter run handing `run` (or the converter) a request that notes the names read; `body` is the level's body before its runs. */
+  watching (run: ConverterRun | undefined, body: unknown): ConverterRun {
+    this.root = body
     return (converter, argument) => {
       const info = argument as Record<PropertyKey, unknown>
-      const whole = info.body === this.root
-      const targets = new Map<unknown, object>()
-      const proxies = new Map<object, object>()
-      const note = (part: RequestPart, target: object, key: PropertyKey): void => {
-        if (typeof key === 'string') this.reads.push({ converter: converter.display, change: converter.change.name, part, key, absent: !Object.hasOwn(target, key) })
-      }
-      const noting = (value: unknown, part: RequestPart): unknown => {
-        if (!isRecord(value)) return value
-        let proxy = proxies.get(value)
-        if (proxy === undefined) {
-          proxy = new Proxy(value, {
-            get: (target, key) => { note(part, target, key); return Reflect.get(target, key) },
-            has: (target, key) => { note(part, target, key); return Reflect.has(target, key) },
-            getOwnPropertyDescriptor: (target, key) => { note(part, target, key); return Reflect.getOwnPropertyDescriptor(target, key) },
-            // A write is no read (through the proxy, an assignment would ask it for the field first).
-            set: (target, key, value) => Reflect.set(target, key, value)
-          })
-          proxies.set(value, proxy)
-          targets.set(proxy, value)
-        }
-        return proxy
-      }
-      const request = new Proxy(info, {
-        get: (target, key) => {
-          const value = Reflect.get(target, key)
-          const part = PARTS.get(key)
-          return part === undefined || (part === 'body' && !whole) ? value : noting(value, part)
-        },
-        set: (target, key, value) => Reflect.set(target, key, targets.get(value) ?? value)
-      })
+      this.running = { converter: converter.display, change: converter.change.name, whole: info.body === this.root }
+      const request = this.noting(info, undefined)
       // What the converter leaves or returns is the request's own, never the noting one.
       const settled = (value: unknown): unknown => {
-        const body = targets.get(info.body)
-        if (body !== undefined) info.body = body
-        if (whole) this.root = info.body
-        return value === request ? info : targets.get(value) ?? value
+        info.body = this.own(info.body)
+        if (this.running?.whole === true) this.root = info.body
+        this.running = undefined
+        return this.own(value)
       }
       const result = run === undefined ? converter.run(request) : run(converter, request)
       return isThenable(result) ? Promise.resolve(result).then(settled) : settled(result)
     }
+  }
+
+  /** The object `value` notes the reads of, else `value`. */
+  private own (value: unknown): unknown {
+    return isRecord(value) ? this.targets.get(value) ?? value : value
+  }
+
+  /** `value` noting the reads of its names as `part` (`undefined`: the request, whose parts it hands out noting). */
+  private noting (value: unknown, part: RequestPart | undefined): unknown {
+    if (!isRecord(value)) return value
+    let proxy = this.proxies.get(value)
+    if (proxy !== undefined) return proxy
+    const note = (target: object, key: PropertyKey): void => {
+      const running = this.running
+      if (part === undefined || running === undefined || typeof key !== 'string' || (part === 'body' && !running.whole)) return
+      this.reads.push({ converter: running.converter, change: running.change, part, key, absent: !Object.hasOwn(target, key) })
+    }
+    proxy = new Proxy(value, {
+      get: (target, key) => {
+        note(target, key)
+        const found = Reflect.get(target, key)
+        const inner = part === undefined ? PARTS.get(key) : undefined
+        return inner === undefined || (inner === 'body' && this.running?.whole !== true) ? found : this.noting(found, inner)
+      },
+      has: (target, key) => { note(target, key); return Reflect.has(target, key) },
+      getOwnPropertyDescriptor: (target, key) => { note(target, key); return Reflect.getOwnPropertyDescriptor(target, key) },
+      // A write is no read (through the proxy, an assignment would ask it for the field first), and writes the object itself.
+      set: (target, key, written) => Reflect.set(target, key, this.own(written))
+    })
+    this.proxies.set(value, proxy)
+    this.targets.set(proxy, value)
+    return proxy
   }
 
   /**
@@ -140,4 +149,19 @@ export class NameReads {
     }
     return undefined
   }
+}
+
+/**
+ * Runs a replay of a request (`request` true) with its converters' reads noted, and once more without, when a converter
+ * failed under the notes: a converter may refuse a noting object (`structuredClone` throws on one), so that failure is
+ * told as the converter fails unwatched, or not at all. A replay of a response runs once, unwatched.
+ * @example
+ * ```ts
+ * const result = await withNameReads(replay.status === undefined, async (reads) => await replayAt(context, replay, reads))
+ * ```
+ */
+export async function withNameReads<T> (request: boolean, replay: (reads?: NameReads) => Promise<T>): Promise<T> {
+  if (!request) return await replay()
+  const noted = await replay(new NameReads())
+  return isRecord(noted) && noted.kind === 'converter failed' ? await replay() : noted
 }

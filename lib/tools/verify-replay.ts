@@ -16,7 +16,7 @@ import { copyJson, runStepsToBody } from '../serve/step-runner'
 import { convertersByChange, type ConverterRun } from './converter-tracking'
 import { watchedSteps } from './converted-twice'
 import type { HandedOut } from './shared-objects'
-import { NameReads } from './stale-names'
+import { withNameReads, type NameReads } from './stale-names'
 import { plainCopy } from './plain-copy'
 import { pointerOfPath, valueAt, type RefResolver } from './data-flow'
 import { artefactBeside, arrives, deliveredStrings, madeUpArtefacts, notArriving, spoiltStrings } from './sentinel-arrival'
@@ -239,10 +239,12 @@ export interface Replayed { readonly body: unknown, readonly status?: number }
  * client error (4xx): nothing to report.
  */
 export async function replayExample (context: ReplayContext, replay: Replay): Promise<ReplayIssue | Replayed | undefined> {
-  return await (context.inVersion?.(replay.level, async () => await replayAt(context, replay)) ?? replayAt(context, replay)) as ReplayIssue | Replayed | undefined
+  return await withNameReads(replay.status === undefined, async (reads) =>
+    await (context.inVersion?.(replay.level, async () => await replayAt(context, replay, reads)) ?? replayAt(context, replay, reads)) as ReplayIssue | Replayed | undefined)
 }
 
-async function replayAt (context: ReplayContext, replay: Replay): Promise<ReplayIssue | Replayed | undefined> {
+/** The replay; a request's converters run on a request noting the names they read (`reads`: innermost, the watches around them see the request's own). */
+async function replayAt (context: ReplayContext, replay: Replay, reads?: NameReads): Promise<ReplayIssue | Replayed | undefined> {
   const { data, level, status } = replay
   const parts = Object.keys(data) as RequestPart[]
   const { request, info } = replayInfos(data, status, replay.mediaType, replay.headers?.sent)
@@ -256,9 +258,7 @@ async function replayAt (context: ReplayContext, replay: Replay): Promise<Replay
   for (let count = 0; count < level; count++) {
     const index = status === undefined ? level - 1 - count : count
     const where = { step: index, reached: status === undefined ? index : index + 1 }
-    // A request's converters run on a request noting the names they read (innermost: the watches around them see the request's own).
-    const reads = status === undefined ? new NameReads(info.body) : undefined
-    const inner = reads?.watching(context.runConverter) ?? context.runConverter
+    const inner = reads?.watching(context.runConverter, info.body) ?? context.runConverter
     const run = context.handedOut?.watching(inner, info.body) ?? inner
     const { steps, watch, ran } = watchedSteps(index >= 1 ? byChange(context.steps[index]) : [], context.steps[index], { run, body: info.body })
     try {

@@ -101,4 +101,21 @@ test('a converter reading the names its version has, both names as a fallback, o
     if (!('summary' in (request.body as object))) request.body.summary = ''
   })
   t.same(summary(await verify(defaulted, { examples: 5 })), [])
+  // A converter copying the request's parts as it was handed them (structuredClone refuses an object that notes reads).
+  const copied = await appOf(t, (request) => {
+    const [body, headers] = [structuredClone(request.body), structuredClone(request.headers)]
+    if (headers['tenant-id'] !== undefined) body.tenantId = headers['tenant-id']
+    request.body = body
+  })
+  t.same(summary(await verify(copied, { examples: 5 })), [])
+})
+
+test('a converter that fails is told as it fails, whether or not its reads are noted', async (t) => {
+  const app = await appOf(t, (request) => {
+    structuredClone(request.body)
+    if (request.headers['tenant-id'] !== undefined) throw new Error('tenants are looked up elsewhere')
+  })
+  const findings = await verify(app, { examples: 5 })
+  t.same(summary(findings).map((line) => line.replace(/ by .*/, '')), ['POST /projects 2001-01-01 request converter failed converter after TenantInTheBody (2002-01-01)'])
+  t.match(findings[0].message, /tenants are looked up elsewhere/)
 })
