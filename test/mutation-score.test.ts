@@ -122,10 +122,12 @@ import { measureCorpus, measureOne, mutantsFolder, mutantTypeErrors, scoreOf, sc
 // request converter forgotten, a behaviour change with no isApplied, a new route instructed with the GET's method, a
 // new required field instructed on the response only, a 409 for giving up on a paid invoice in HEAD): 74.3 % (183 of
 // 246: 74.39 %; the 234 still 176, the 12 new 7), asserted rounded down; 73.9 % (182 of 246: 73.98 %) with decision
-// 0311 above (measured on the 234 at 175 before), asserted rounded down.
+// 0311 above (measured on the 234 at 175 before), asserted rounded down; 74.3 % (183 of 246: 74.39 %) once verify
+// found a request converter reading a name an older change renamed (decision 0320: the idempotency key), asserted
+// rounded down.
 // Raise it as the tools learn; the goal is 95 %. Never lower it to let a mistake through: fix the tool, or say in the
 // docs what it misses (a corpus grown blind measures the proof anew: that is not lowering it).
-const THRESHOLD = 73.9
+const THRESHOLD = 74.3
 // With the example's recorded traffic replayed (examples/traffic.ts, recorded once from each correct app) through the
 // converters and, since decision 0234, the handlers of fresh apps of the mutant, as a team replays its own in CI: 98 % (48 of 49), then 96.8 % (61 of 63) once the corpus grew: recorded exchanges hold no
 // webhook; then 90.8 % (69 of 76): recorded exchanges hold no PUT that leaves a field out, nor a list longer than
@@ -194,7 +196,8 @@ const THRESHOLD = 73.9
 // asserted rounded down.
 // 92.2 % (227 of 246: 92.28 %) once the corpus grew blind a sixteenth time (decision 0315: replay --handlers catches
 // 3 of its 5 misses, the user read with one address, the count read back as hasMore and the idempotency key read from
-// a header already renamed), asserted rounded down.
+// a header already renamed), asserted rounded down; the same 227 with decision 0320 (the key, which verify now
+// catches, was among the traffic's).
 // The same rule: raised as the tools learn, never lowered. (It stood at 216 of 234 for a day: one loaded run of four
 // gave 216. The event time given older subscribers as getSeconds() was caught by chance: when a second turned while
 // the replay's two fresh applications served one pay request, its render's created differed between them and was
@@ -240,9 +243,10 @@ const WITH_TRAFFIC = 92.2
 // 77.3 % (181 of 234: 77.35 %) once the corpus grew blind a fifteenth time (decision 0316: they catch 1 of its 3
 // misses, the memo a replace without one keeps), asserted rounded down.
 // 76.4 % (188 of 246: 76.42 %) once the corpus grew blind a sixteenth time (decision 0315: they catch none of its 5
-// misses), asserted rounded down; 76 % (187 of 246: 76.01 %) with decision 0311 (above).
+// misses), asserted rounded down; 76 % (187 of 246: 76.01 %) with decision 0311 (above); 76.4 % (188 of 246: 76.42 %)
+// with decision 0320 (above), asserted rounded down.
 // The same rule.
-const WITH_HANDLERS = 76
+const WITH_HANDLERS = 76.4
 // verify's examples per route, version, direction and part: fewer than the command's 200, for speed (the same score
 // at 20 and at 200 when this was measured).
 const EXAMPLES = 20

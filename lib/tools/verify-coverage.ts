@@ -2,13 +2,15 @@
  * What `verify` could not check: a route or webhook version, direction and part for which no generated example
  * passed the version's own schema (a format the application checks with a function, a pattern fast-check cannot
  * read, a keyword the generator does not know), so that nothing of it was replayed. `verify` names each one, and
- * why (the field and the keyword or format no example satisfied), instead of calling it clean.
+ * why (the field and the keyword or format no example satisfied), instead of calling it clean. Also what a
+ * converter's throw in a replay is: a refusal of the example (nothing to check), or a failure.
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
 import type { Check } from '../core/strict-validator'
 import type { FormatPatterns } from '../values/string-examples'
 import { clientErrorOf, ConverterFailure, copyJson } from '../serve/step-runner'
+import type { ReplayIssue } from './verify-finding'
 
 /** A route (or webhook) version, direction and part of which no generated example passed the version's own schema. */
 export interface UnverifiedPart {
@@ -34,6 +36,12 @@ export function refusalOf (failure: unknown): Refusal | undefined {
   const thrown = failure instanceof ConverterFailure ? failure.thrown : failure
   const error = clientErrorOf(thrown) as Error & { statusCode?: number, status?: number } | undefined
   return error === undefined ? undefined : { converter: failure instanceof ConverterFailure ? failure.step.converter.display : '', status: error.statusCode ?? error.status, message: error.message }
+}
+
+/** The issue of a converter that failed (a {@link ConverterFailure}, or what a run threw) at the step and level `where` names. */
+export function converterFailed (failure: unknown, where: Omit<ReplayIssue, 'kind' | 'part' | 'pointer' | 'message'>): ReplayIssue {
+  const error = failure instanceof ConverterFailure ? failure.thrown : failure
+  return { kind: 'converter failed', part: 'converter', pointer: '', message: error instanceof Error ? `${error.name}: ${error.message}` : `threw ${String(error)}`, ...where }
 }
 
 /** What the coverage of a run needs: the strict validators, the formats the generator knows, where parts not verified go. */

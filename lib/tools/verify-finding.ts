@@ -58,4 +58,6 @@ export type ReplayIssue = Pick<VerifyFinding, 'kind' | 'part' | 'pointer' | 'mes
   readonly reached: number
   /** The version changes at fault, when not every change of the step is (the one that removed an enum member). */
   readonly changes?: readonly string[]
+  /** The message says all (a name a converter reads where the request no longer has it): not prefixed with where a lost value went. */
+  readonly whole?: true
 }

@@ -12,10 +12,11 @@ import type { TSchema } from '@sinclair/typebox'
 import type { GenerationStep } from '../describe/versions'
 import type { ConverterStep } from '../routes/converter-steps'
 import type { RequestPart } from '../routes/version-plan'
-import { ConverterFailure, copyJson, runStepsToBody } from '../serve/step-runner'
+import { copyJson, runStepsToBody } from '../serve/step-runner'
 import { convertersByChange, type ConverterRun } from './converter-tracking'
 import { watchedSteps } from './converted-twice'
 import type { HandedOut } from './shared-objects'
+import { withNameReads, type NameReads } from './stale-names'
 import { plainCopy } from './plain-copy'
 import { pointerOfPath, valueAt, type RefResolver } from './data-flow'
 import { artefactBeside, arrives, deliveredStrings, madeUpArtefacts, notArriving, spoiltStrings } from './sentinel-arrival'
@@ -25,7 +26,7 @@ import { atHead } from './validation-strips'
 import { changedRenamed, droppedValues, shown } from './value-comparison'
 import { unequalItems, type Expected } from './list-items'
 import { replayInfos } from './replay-infos'
-import { refusalOf, type Refusal } from './verify-coverage'
+import { converterFailed, refusalOf, type Refusal } from './verify-coverage'
 import type { Unexpressed } from './unexpressed-values'
 import type { Answered } from './answered-statuses'
 import type { AnsweredHeaders, HeadersAt } from './answered-headers'
@@ -49,12 +50,6 @@ export interface ReplayContext {
 
 /** Where a replay is when it checks data: the generation step just run, the level reached, the converters that ran. */
 type Where = Omit<ReplayIssue, 'kind' | 'pointer' | 'message'>
-
-/** The issue of a converter that failed (a {@link ConverterFailure}, or what a run threw). */
-function converterFailed (failure: unknown, where: Omit<Where, 'part'>): ReplayIssue {
-  const error = failure instanceof ConverterFailure ? failure.thrown : failure
-  return { kind: 'converter failed', part: 'converter', pointer: '', message: error instanceof Error ? `${error.name}: ${error.message}` : `threw ${String(error)}`, ...where }
-}
 
 /**
  * The data of one part at a level a replay reached, for the loss checks: a plain copy (shared by the levels after it
@@ -244,10 +239,12 @@ export interface Replayed { readonly body: unknown, readonly status?: number }
  * client error (4xx): nothing to report.
  */
 export async function replayExample (context: ReplayContext, replay: Replay): Promise<ReplayIssue | Replayed | undefined> {
-  return await (context.inVersion?.(replay.level, async () => await replayAt(context, replay)) ?? replayAt(context, replay)) as ReplayIssue | Replayed | undefined
+  return await withNameReads(replay.status === undefined, async (reads) =>
+    await (context.inVersion?.(replay.level, async () => await replayAt(context, replay, reads)) ?? replayAt(context, replay, reads)) as ReplayIssue | Replayed | undefined)
 }
 
-async function replayAt (context: ReplayContext, replay: Replay): Promise<ReplayIssue | Replayed | undefined> {
+/** The replay; a request's converters run on a request noting the names they read (`reads`: innermost, the watches around them see the request's own). */
+async function replayAt (context: ReplayContext, replay: Replay, reads?: NameReads): Promise<ReplayIssue | Replayed | undefined> {
   const { data, level, status } = replay
   const parts = Object.keys(data) as RequestPart[]
   const { request, info } = replayInfos(data, status, replay.mediaType, replay.headers?.sent)
@@ -261,7 +258,8 @@ async function replayAt (context: ReplayContext, replay: Replay): Promise<Replay
   for (let count = 0; count < level; count++) {
     const index = status === undefined ? level - 1 - count : count
     const where = { step: index, reached: status === undefined ? index : index + 1 }
-    const run = context.handedOut?.watching(context.runConverter, info.body) ?? context.runConverter
+    const inner = reads?.watching(context.runConverter, info.body) ?? context.runConverter
+    const run = context.handedOut?.watching(inner, info.body) ?? inner
     const { steps, watch, ran } = watchedSteps(index >= 1 ? byChange(context.steps[index]) : [], context.steps[index], { run, body: info.body })
     try {
       if (steps.length > 0) info.body = await runStepsToBody(steps, info, info.body, { method: replay.method, reply })
@@ -273,6 +271,8 @@ async function replayAt (context: ReplayContext, replay: Replay): Promise<Replay
     // Before the data is judged: a later converter changing the shared object may have made it invalid.
     const shared = context.handedOut?.take()
     if (shared !== undefined) return { ...shared, part: 'body', ...where, converters: [...new Set(ran)] }
+    const stale = reads?.staleIssue(index, replay, context)
+    if (stale !== undefined) return { ...stale, ...where }
     // No converter ran: the body is the one the level before had (the trail's readers only read it).
     const before = ran.length === 0 && count > 0 ? replay.trail?.get(status === undefined ? where.reached + 1 : where.reached - 1) : undefined
     replay.trail?.set(where.reached, {

@@ -68,7 +68,7 @@ function headerText (env: VerifyEnvironment, schema: TSchema): string | undefine
 
 /** Messages of lost values, by direction. */
 function lostMessage (issue: ReplayIssue, from: string, to: string): ReplayIssue {
-  return issue.kind === 'lost' ? { ...issue, message: `the value at ${issue.pointer} in ${from} does not reach ${to}: ${issue.message}` } : issue
+  return issue.kind === 'lost' && issue.whole !== true ? { ...issue, message: `the value at ${issue.pointer} in ${from} does not reach ${to}: ${issue.message}` } : issue
 }
 
 /**
