@@ -23,7 +23,7 @@ import { selectApis } from './versioned-apis'
 import { mappedForm, strayId } from './ids-in-strings'
 import { judgeRenders, sentFor, whileSending, type RenderCall } from './handler-renders'
 import { judgePins, type PinnedCall } from './handler-pins'
-import { Noise } from './replay-noise'
+import { Noise, valueHeldAt } from './replay-noise'
 
 /** What the clock rule reads: the replay's start and end, in milliseconds. */
 interface ReplayWindow {
@@ -223,7 +223,7 @@ export class DeliveryObserver {
     const noise = new Noise()
     for (const { route, version, bodies: [left, right], turned } of this.rendered) {
       if (!('body' in left) || !('body' in right)) continue
-      const add = noise.pair(`${route} ${version}`, turned)
+      const add = noise.pair(`${route} ${version}`, turned, (place) => valueHeldAt(left.body, place))
       for (const difference of differencesOf(left.body, right.body, 1000)) add(difference.pointer)
     }
     for (const { line, route, version, recorded, bodies: [left, right] } of this.rendered) {

@@ -100,3 +100,49 @@ test('replay --handlers: the correct application is none, a second turning on on
   // No request served within one second by both: the places they answer differently are still left out (the ids).
   t.same(await findings(traffic, pings('unix', 'every')), [], 'a turn on every request')
 })
+
+const Order = Type.Object({ id: Type.String(), confirmation: Type.Optional(Type.Integer()) })
+
+/**
+ * A builder of fresh order applications: POST /orders answers a confirmation number made anew for an order with a
+ * coupon only. The second application built waits for the clock's next second on those orders, where `turn` says.
+ */
+function orders (turn: boolean): () => Promise<FastifyInstance> {
+  let built = 0
+  return async () => {
+    const slow = built++ === 1 && turn
+    const app = Fastify()
+    await app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(), new Version('2000-01-01')), captureExchanges: { everyVersion: true } })
+    await app.register(versioned(async (api) => {
+      api.post('/orders', { schema: { body: Type.Object({ coupon: Type.Boolean() }), response: { 200: Order } } }, async (request) => {
+        const { coupon } = request.body as { coupon: boolean }
+        if (!coupon) return { id: 'ord_1' }
+        if (slow) await nextSecond()
+        return { id: 'ord_1', confirmation: Math.floor(Math.random() * 1e9) }
+      })
+    }))
+    return app
+  }
+}
+
+test('regression: a value made anew for some requests only was a finding when a second turned on their pairs alone', async (t) => {
+  const app = await orders(false)()
+  const lines: string[] = []
+  const record = (message: unknown): void => { lines.push(JSON.stringify(message)) }
+  diagnosticsChannel.subscribe('fastify-versioner:exchange', record)
+  try {
+    for (const coupon of [false, true, false]) await app.inject({ method: 'POST', url: '/orders', payload: { coupon }, headers: { 'x-api-version': '2000-01-01' } })
+  } finally {
+    diagnosticsChannel.unsubscribe('fastify-versioner:exchange', record)
+    await app.close()
+  }
+  const replayed = await orders(false)()
+  t.teardown(() => replayed.close())
+  await replayed.ready()
+  const traffic = readTraffic(lines.join('\n'))
+  for (const turn of [false, true]) {
+    const report = await replayTraffic(replayed, traffic, { handlers: orders(turn) })
+    t.same(report.findings.map((finding) => finding.text), [], turn ? 'a second turning on the order with a coupon' : 'no second turning')
+    t.equal(report.answers?.compared, 3, 'each exchange compared')
+  }
+})
