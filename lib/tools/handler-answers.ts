@@ -22,7 +22,7 @@ import { inOrderOf, onlyTies, orderNames, playedSide, recordedSide, tiedIn } fro
 import type { DeliveryLine } from './traffic-file'
 import type { Refusal } from '../serve/exchange-records'
 import { refusalWords } from './replay-refusals'
-import { Noise } from './replay-noise'
+import { Noise, valueHeldAt, type Answered } from './replay-noise'
 
 /** What the answers showed: findings, exchanges not judged and why, how many were compared, and the places left out. */
 interface AnswerVerdicts {
@@ -44,6 +44,11 @@ function headersOf (answer: Pick<Answer, 'headers'>): Map<string, string> {
     if (!VOLATILE_HEADERS.has(name.toLowerCase()) && value !== undefined) headers.set(name.toLowerCase(), Array.isArray(value) ? value.join(', ') : String(value))
   }
   return headers
+}
+
+/** Where an answer holds a value: its status, its compared headers, its body's places (`body/…`). */
+function answeredBy (answer: Answer): Answered {
+  return (place) => place === 'status' || (place.startsWith('headers/') ? headersOf(answer).has(place.slice('headers/'.length)) : place.startsWith('body') && valueHeldAt(answer.body, place.slice('body'.length)))
 }
 
 /**
@@ -181,7 +186,7 @@ function judgeAnswers (exchanges: readonly HandlerExchange[], left: Played, righ
   const noise = new Noise()
   exchanges.forEach((item, index) => {
     const [one, other] = [left.answers[index], right.answers[index]]
-    if (one !== undefined && other !== undefined) learnNoise(noise.pair(routeOf(item), left.turned[index]), one, other, [left, right])
+    if (one !== undefined && other !== undefined) learnNoise(noise.pair(routeOf(item), left.turned[index], answeredBy(one)), one, other, [left, right])
   })
   const made = madeValues(exchanges, noise)
   // A value made anew carried inside a longer string (`customers/<id>`, `a,b`) is carried too.

@@ -23,7 +23,7 @@ import { selectApis } from './versioned-apis'
 import { mappedForm, strayId } from './ids-in-strings'
 import { judgeRenders, sentFor, whileSending, type RenderCall } from './handler-renders'
 import { judgePins, type PinnedCall } from './handler-pins'
-import { Noise } from './replay-noise'
+import { Noise, valueHeldAt } from './replay-noise'
 
 /** What the clock rule reads: the replay's start and end, in milliseconds. */
 interface ReplayWindow {
@@ -34,19 +34,30 @@ interface ReplayWindow {
 /** A Unix time below this is in seconds (10^11 seconds is the year 5138; 10^11 milliseconds is 1973), below 1000 times it in milliseconds. */
 const SECONDS_BELOW = 1e11
 
-/** The form of a time: Unix time in seconds, milliseconds or microseconds, or an ISO 8601 date-time (`undefined`: no time). */
-type TimeForm = 'seconds' | 'milliseconds' | 'microseconds' | 'date-time' | undefined
+/** The form of a time: Unix time in seconds, milliseconds or microseconds, an ISO 8601 date-time or date (`undefined`: no time). */
+type TimeForm = 'seconds' | 'milliseconds' | 'microseconds' | 'date-time' | 'date' | undefined
 
 /** The form of a recorded value, were it a time. */
 function recordedForm (value: unknown): TimeForm {
   if (typeof value === 'number') return Math.abs(value) < SECONDS_BELOW ? 'seconds' : Math.abs(value) < SECONDS_BELOW * 1000 ? 'milliseconds' : 'microseconds'
-  return typeof value === 'string' && /^\d{4}-\d\d-\d\dT\d\d:\d\d/.test(value) ? 'date-time' : undefined
+  if (typeof value !== 'string') return undefined
+  return /^\d{4}-\d\d-\d\dT\d\d:\d\d/.test(value) ? 'date-time' : /^\d{4}-\d\d-\d\d$/.test(value) ? 'date' : undefined
+}
+
+/** An hour, in milliseconds. */
+const HOUR = 3_600_000
+
+/** True when `day` (`'2026-12-01'`) is the date of some time zone (UTC−12 to UTC+14) at some instant of the window. */
+function dayWithin (day: string, window: ReplayWindow): boolean {
+  const start = Date.parse(day)
+  return start <= window.to + 14 * HOUR && start + 24 * HOUR > window.from - 12 * HOUR
 }
 
 /**
  * The clock rule: `'clock'` when `replayed` is a time read from the clock during the replay in the form and unit
  * `recorded` has (Unix time in seconds for a recorded number in seconds, in milliseconds for one in milliseconds, an
- * ISO 8601 date-time for a recorded one; any, where nothing of these was recorded); `'changed'` when it is such a time
+ * ISO 8601 date-time for a recorded one, a date, the day somewhere on Earth, for a recorded date: decision 0322; any,
+ * where nothing of these was recorded); `'changed'` when it is such a time
  * in another form or unit than recorded (seconds made milliseconds, milliseconds multiplied by 1000 again into
  * microseconds: a change, whatever else differs there);
  * `undefined` when it is no time of the replay.
@@ -61,6 +72,7 @@ export function clockRule (recorded: unknown, replayed: unknown, window: ReplayW
   let form: TimeForm
   if (typeof replayed === 'number') form = within(replayed * 1000) ? 'seconds' : within(replayed) ? 'milliseconds' : within(replayed / 1000) ? 'microseconds' : undefined
   else if (recordedForm(replayed) === 'date-time' && within(Date.parse(replayed as string))) form = 'date-time'
+  else if (recordedForm(replayed) === 'date' && dayWithin(replayed as string, window)) form = 'date'
   if (form === undefined) return undefined
   const was = recordedForm(recorded)
   return was === undefined || was === form ? 'clock' : 'changed'
@@ -223,7 +235,7 @@ export class DeliveryObserver {
     const noise = new Noise()
     for (const { route, version, bodies: [left, right], turned } of this.rendered) {
       if (!('body' in left) || !('body' in right)) continue
-      const add = noise.pair(`${route} ${version}`, turned)
+      const add = noise.pair(`${route} ${version}`, turned, (place) => valueHeldAt(left.body, place))
       for (const difference of differencesOf(left.body, right.body, 1000)) add(difference.pointer)
     }
     for (const { line, route, version, recorded, bodies: [left, right] } of this.rendered) {

@@ -11,7 +11,7 @@ const OMITTED = Symbol('omitted')
 const UNUSUAL = Symbol('unusual')
 
 /** Nesting the walk copies itself; deeper data (or a cycle) goes through the text. */
-const MAX_DEPTH = 64
+export const MAX_DEPTH = 64
 
 /**
  * Values the copy takes instead of the JSON of `holder[key]`, by holder (or, with {@link CopyOptions.places}, the

@@ -10,6 +10,7 @@ import { isSchemaObject, pointerSegment, type SchemaObject } from '../core/json-
 import { compileMembers, readsInherited } from './union-matchers'
 import { childrenOf, type Children } from './shapes'
 import { resolverWithin } from '../core/subschemas'
+import { PlaceTree } from './place-tree'
 
 /** An object or array holding a value under a key; converters may replace the value. */
 export type Holder = Record<PropertyKey, unknown>
@@ -28,27 +29,6 @@ export type Collector = ((holder: Holder, key: PropertyKey, out: Occurrence[]) =
   readonly placed: (holder: Holder, key: PropertyKey, tree: PlaceTree, out: Occurrence[], places: number[]) => void
 }
 
-/** Places in data, numbered in a tree of steps (a key, an index, `*` for any item): a place is its parent's and one step. */
-export class PlaceTree {
-  readonly parents: number[] = [-1]
-  readonly steps: string[] = ['']
-  /** By place, its children's places by step. */
-  readonly children: Array<Map<string, number> | undefined> = [undefined]
-
-  /** The place one `step` below `place`, numbered when first asked for. */
-  child (place: number, step: string): number {
-    const known = this.children[place] ??= new Map()
-    let child = known.get(step)
-    if (child === undefined) {
-      child = this.parents.push(place) - 1
-      this.steps.push(step)
-      this.children.push(undefined)
-      known.set(step, child)
-    }
-    return child
-  }
-}
-
 /** A step's text: the key itself, or (for a pointer) `*` for any item and the key escaped. */
 const KEY_STEP = (_holder: Holder, key: PropertyKey): string => String(key)
 const POINTER_STEP = (holder: Holder, key: PropertyKey): string => Array.isArray(holder) ? '*' : pointerSegment(key)
@@ -57,19 +37,19 @@ const POINTER_STEP = (holder: Holder, key: PropertyKey): string => Array.isArray
  * Runs `root` on `holder[key]` (place 0 of `tree`) as {@link walkData} does, numbering the places it walks by `step`;
  * `visit` gets each occurrence and its place, and stops the walk by returning false.
  */
-function walkPlaces (root: Walk, [holder, key]: readonly [Holder, PropertyKey], tree: PlaceTree, step: typeof KEY_STEP, visit: (place: number, holder: Holder, key: PropertyKey, node: TSchema) => boolean): void {
-  const stack: Array<readonly [walk: Walk, holder: Holder, key: PropertyKey, place: number]> = [[root, holder, key, 0]]
+function walkPlaces (root: Walk, [holder, key, deepest]: readonly [Holder, PropertyKey, number], tree: PlaceTree, step: typeof KEY_STEP, visit: (place: number, holder: Holder, key: PropertyKey, node: TSchema) => boolean): void {
+  const stack: Array<readonly [walk: Walk, holder: Holder, key: PropertyKey, place: number, depth: number]> = [[root, holder, key, 0, 0]]
   const next: Task[] = []
   while (stack.length > 0) {
-    const [walk, at, name, place] = stack.pop() as (typeof stack)[number]
+    const [walk, at, name, place, depth] = stack.pop() as (typeof stack)[number]
     if (walk.self && !visit(place, at, name, walk.node)) return
     next.length = 0
     walk.expand(at, name, next)
     for (let index = next.length - 1; index >= 0; index--) {
       const [inner, child, below] = next[index]
-      if (inner === null) continue
       // A member, `$ref` or `allOf` part walks the same value; a property or an item one level down.
-      stack.push([inner, child, below, child === at && below === name ? place : tree.child(place, step(child, below))])
+      const same = child === at && below === name
+      if (inner !== null && (same || depth < deepest)) stack.push([inner, child, below, same ? place : tree.child(place, step(child, below)), same ? depth : depth + 1])
     }
   }
 }
@@ -80,6 +60,8 @@ interface CollectorTarget {
   isTarget: (node: TSchema) => boolean
   /** The schema a `$ref` names. */
   resolveRef: (id: string) => TSchema | undefined
+  /** How many levels below the walked value the walk goes (data holding itself is walked that far); none: all. */
+  readonly deepest?: number
 }
 
 const PENDING = Symbol('pending')
@@ -102,21 +84,32 @@ type Task = readonly [walk: Walk | null, holder: Holder, key: PropertyKey, node?
 
 /**
  * Runs `root` on `holder[key]` with an explicit stack (no recursion: data as deep as the JSON parser accepts
- * is walked), recording occurrences innermost first, nested ones in schema order.
+ * is walked, or `deepest` levels), recording occurrences innermost first, nested ones in schema order.
  */
-function walkData (root: Walk, holder: Holder, key: PropertyKey, out: Occurrence[]): void {
+function walkData (root: Walk, holder: Holder, key: PropertyKey, out: Occurrence[], deepest: number): void {
   const stack: Task[] = [[root, holder, key]]
+  // How deep below `holder[key]` each task's value lies.
+  const depths: number[] = [0]
   const next: Task[] = []
   while (stack.length > 0) {
     const [walk, at, name, node] = stack.pop() as Task
+    const depth = depths.pop() as number
     if (walk === null) {
       out.push([at, name, node as TSchema])
       continue
     }
-    if (walk.self) stack.push([null, at, name, walk.node])
+    if (walk.self) {
+      stack.push([null, at, name, walk.node])
+      depths.push(depth)
+    }
     next.length = 0
     walk.expand(at, name, next)
-    for (let index = next.length - 1; index >= 0; index--) stack.push(next[index])
+    for (let index = next.length - 1; index >= 0; index--) {
+      const inner = next[index][1] === at && next[index][2] === name ? depth : depth + 1
+      if (inner > deepest) continue
+      stack.push(next[index])
+      depths.push(inner)
+    }
   }
 }
 
@@ -128,9 +121,10 @@ export function compileCollector (root: TSchema, target: CollectorTarget): Colle
   const compiler = new CollectorCompiler(root, target)
   const walk = compiler.build(root)
   if (walk === null) return null
-  const collector = (holder: Holder, key: PropertyKey, out: Occurrence[]): void => { walkData(walk, holder, key, out) }
+  const deepest = target.deepest ?? Infinity
+  const collector = (holder: Holder, key: PropertyKey, out: Occurrence[]): void => { walkData(walk, holder, key, out, deepest) }
   const placed: Collector['placed'] = (holder, key, tree, out, places) => {
-    walkPlaces(walk, [holder, key], tree, KEY_STEP, (place, at, name, node) => out.push([at, name, node]) > 0 && places.push(place) > 0)
+    walkPlaces(walk, [holder, key, deepest], tree, KEY_STEP, (place, at, name, node) => out.push([at, name, node]) > 0 && places.push(place) > 0)
   }
   return Object.assign(collector, walk.leaf === true ? { onlySelf: true as const, placed } : { placed })
 }
@@ -166,7 +160,7 @@ export function compilePlaceFinder (root: TSchema, target: CollectorTarget): Pla
 function findPlaces (root: Walk, value: unknown): Array<readonly [string, TSchema[]]> {
   const tree = new PlaceTree()
   const found = new Map<number, TSchema[]>()
-  walkPlaces(root, [{ '': value }, ''], tree, POINTER_STEP, (place, _holder, _key, node) => {
+  walkPlaces(root, [{ '': value }, '', Infinity], tree, POINTER_STEP, (place, _holder, _key, node) => {
     const nodes = found.get(place)
     if (nodes === undefined) found.set(place, [node])
     else if (!nodes.includes(node)) nodes.push(node)

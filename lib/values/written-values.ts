@@ -4,10 +4,11 @@
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
-import { compileCollector, PlaceTree, type Collector, type Holder, type Occurrence } from './occurrences'
+import { compileCollector, type Collector, type Holder, type Occurrence } from './occurrences'
+import { PlaceTree } from './place-tree'
 import { readsInherited } from './union-matchers'
 import type { ResolveRef } from './shapes'
-import { copyJson, SHARED, type Replaced, type Rewrites } from './json-copy'
+import { copyJson, MAX_DEPTH, SHARED, type Replaced, type Rewrites } from './json-copy'
 import { isSchemaObject } from '../core/json-schema'
 import { REFUSED, scalarWritten } from './scalar-writes'
 
@@ -53,10 +54,12 @@ export function writtenPlacesOf (root: TSchema, resolveRef: ResolveRef): Written
   const dates: Array<WrittenPlaces['dates'][number]> = []
   for (const format of FORMATS) {
     const isTarget = (node: TSchema): boolean => node.format === format && (node.type === 'string' || (Array.isArray(node.type) && node.type.includes('string')))
-    const collector = compileCollector(root, { isTarget, resolveRef })
+    const collector = compileCollector(root, { isTarget, resolveRef, deepest: MAX_DEPTH })
     if (collector !== null) dates.push([format, collector])
   }
-  return { dates, instances: compileCollector(root, { isTarget: (node) => declares(node) || isScalar(node), resolveRef }) }
+  // As deep as the copy goes by itself (deeper data goes through the text, where nothing written here applies): a
+  // handler's data holding itself is not walked forever.
+  return { dates, instances: compileCollector(root, { isTarget: (node) => declares(node) || isScalar(node), resolveRef, deepest: MAX_DEPTH }) }
 }
 
 /**

@@ -168,3 +168,38 @@ test('property: one holder (or value) at any two places, converters renaming its
     return true
   }), { seed: SEED, numRuns: 300 })
 })
+
+test('regression: an answer holding itself under a recursive schema ran an old client\'s conversion out of memory (the process died); it answers HEAD\'s 500', async (t) => {
+  // A date under the recursive schema (the date walk), or only objects declaring fields (the walk for class instances).
+  const Dated = Type.Recursive((This) => Type.Object({ due: Type.String({ format: 'date' }), next: Type.Optional(This) }), { $id: 'DatedNode' })
+  const Named = Type.Recursive((This) => Type.Object({ name: Type.String(), next: Type.Array(This) }), { $id: 'NamedNode' })
+  const Body = Type.Object({ dated: Type.Optional(Dated), named: Type.Optional(Named), note: Type.String() })
+  class NoteChanged extends VersionChange {
+    description = 'Notes were written otherwise.'
+    instructionsToMigrateToPreviousVersion = []
+    @ConvertResponseToPreviousVersionFor(Body)
+    note (response: ResponseInfo): void { response.body.note = 'old' }
+  }
+  const app = await versionedApp(t, new VersionBundle(new Version('2001-01-01', NoteChanged), new Version('2000-01-01')), async (api) => {
+    api.get('/loop', { schema: { response: { 200: Body } } }, async (request) => {
+      const { cycle, kind } = request.query as { cycle: string, kind: 'dated' | 'named' }
+      if (kind === 'dated') {
+        const first: Record<string, unknown> = { due: new Date('2024-03-05T10:11:12Z') }
+        const second = { due: new Date('2024-03-06T10:11:12Z'), next: first }
+        if (cycle === '1') first.next = second
+        return { dated: second, note: 'new' } as never
+      }
+      const first: { name: string, next: unknown[] } = { name: 'a', next: [] }
+      const second = { name: 'b', next: [first] }
+      if (cycle === '1') first.next.push(second)
+      return { named: second, note: 'new' } as never
+    })
+  })
+  for (const kind of ['dated', 'named']) {
+    for (const cycle of ['0', '1']) {
+      const [head, old] = [await call(app, '2001-01-01', `/loop?kind=${kind}&cycle=${cycle}`), await call(app, '2000-01-01', `/loop?kind=${kind}&cycle=${cycle}`)]
+      if (cycle === '1') t.equal(head.statusCode, 500, 'HEAD\'s serializer cannot write it')
+      t.equal(`${old.statusCode} ${old.body}`, `${head.statusCode} ${head.body.replace('"note":"new"', '"note":"old"')}`, `${kind}, cycle ${cycle}`)
+    }
+  }
+})

@@ -100,3 +100,93 @@ test('replay --handlers: the correct application is none, a second turning on on
   // No request served within one second by both: the places they answer differently are still left out (the ids).
   t.same(await findings(traffic, pings('unix', 'every')), [], 'a turn on every request')
 })
+
+const Order = Type.Object({ id: Type.String(), confirmation: Type.Optional(Type.Integer()) })
+
+/**
+ * A builder of fresh order applications: POST /orders answers a confirmation number made anew for an order with a
+ * coupon only. The second application built waits for the clock's next second on those orders, where `turn` says.
+ */
+function orders (turn: boolean): () => Promise<FastifyInstance> {
+  let built = 0
+  return async () => {
+    const slow = built++ === 1 && turn
+    const app = Fastify()
+    await app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(), new Version('2000-01-01')), captureExchanges: { everyVersion: true } })
+    await app.register(versioned(async (api) => {
+      api.post('/orders', { schema: { body: Type.Object({ coupon: Type.Boolean() }), response: { 200: Order } } }, async (request) => {
+        const { coupon } = request.body as { coupon: boolean }
+        if (!coupon) return { id: 'ord_1' }
+        if (slow) await nextSecond()
+        return { id: 'ord_1', confirmation: Math.floor(Math.random() * 1e9) }
+      })
+    }))
+    return app
+  }
+}
+
+test('regression: a value made anew for some requests only was a finding when a second turned on their pairs alone', async (t) => {
+  const app = await orders(false)()
+  const lines: string[] = []
+  const record = (message: unknown): void => { lines.push(JSON.stringify(message)) }
+  diagnosticsChannel.subscribe('fastify-versioner:exchange', record)
+  try {
+    for (const coupon of [false, true, false]) await app.inject({ method: 'POST', url: '/orders', payload: { coupon }, headers: { 'x-api-version': '2000-01-01' } })
+  } finally {
+    diagnosticsChannel.unsubscribe('fastify-versioner:exchange', record)
+    await app.close()
+  }
+  const replayed = await orders(false)()
+  t.teardown(() => replayed.close())
+  await replayed.ready()
+  const traffic = readTraffic(lines.join('\n'))
+  for (const turn of [false, true]) {
+    const report = await replayTraffic(replayed, traffic, { handlers: orders(turn) })
+    t.same(report.findings.map((finding) => finding.text), [], turn ? 'a second turning on the order with a coupon' : 'no second turning')
+    t.equal(report.answers?.compared, 3, 'each exchange compared')
+  }
+})
+
+/** How an invoice's handlers write the day it was issued: today's date (as recorded), today's instant, a month on. */
+type IssuedOn = 'today' | 'instant' | 'month-on'
+
+/** A builder of fresh invoice applications: POST /invoices answers the invoice with the day it was issued, as `issued` says. */
+function invoices (issued: IssuedOn): () => Promise<FastifyInstance> {
+  return async () => {
+    const app = Fastify()
+    await app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(), new Version('2000-01-01')), captureExchanges: { everyVersion: true } })
+    await app.register(versioned(async (api) => {
+      api.post('/invoices', { schema: { response: { 200: Type.Object({ id: Type.String(), issuedOn: Type.String() }) } } }, async () => {
+        const now = new Date(Date.now() + (issued === 'month-on' ? 30 * 86_400_000 : 0))
+        return { id: 'in_1', issuedOn: issued === 'instant' ? now.toISOString() : now.toISOString().slice(0, 10) }
+      })
+    }))
+    return app
+  }
+}
+
+test('regression: a date read from the clock (the day an invoice was issued), recorded on another day, was a finding on every line', async (t) => {
+  const app = await invoices('today')()
+  const lines: string[] = []
+  const record = (message: unknown): void => { lines.push(JSON.stringify(message)) }
+  diagnosticsChannel.subscribe('fastify-versioner:exchange', record)
+  try {
+    for (let client = 0; client < 2; client++) await app.inject({ method: 'POST', url: '/invoices', headers: { 'x-api-version': '2000-01-01' } })
+  } finally {
+    diagnosticsChannel.unsubscribe('fastify-versioner:exchange', record)
+    await app.close()
+  }
+  // Recorded three days before the replay runs.
+  const today = new Date().toISOString().slice(0, 10)
+  const earlier = new Date(Date.now() - 3 * 86_400_000).toISOString().slice(0, 10)
+  const traffic = readTraffic(lines.join('\n').replaceAll(`"issuedOn":"${today}"`, `"issuedOn":"${earlier}"`))
+  const replayed = await invoices('today')()
+  t.teardown(() => replayed.close())
+  await replayed.ready()
+  const findings = async (issued: IssuedOn): Promise<string[]> => (await replayTraffic(replayed, traffic, { handlers: invoices(issued) })).findings.map((finding) => finding.text)
+  t.same(await findings('today'), [], 'the day of the replay where a day was recorded')
+  const instant = await findings('instant')
+  t.equal(instant.length, 2, `a date made an instant: ${instant.join('\n')}`)
+  t.match(instant[0], /answer body\/issuedOn: the client received '\d{4}-\d\d-\d\d', the handlers of a fresh application now answer '\d{4}-\d\d-\d\dT/)
+  t.equal((await findings('month-on')).length, 2, 'a day a month on is no day of the replay')
+})
