@@ -1,10 +1,11 @@
 /**
- * `verify`'s HEAD strings under a pattern that fixes only how they start (`'^cus_'`, `'^addr_'`: an id's prefix and
- * anything after it), replayed to a version whose field holds another form (a UUID). The shortest string such a
+ * `verify`'s HEAD strings under a pattern that fixes how they start (`'^cus_'`, `'^addr_'`: an id's prefix and anything
+ * after it; `'^cus_[0-9a-f-]+$'`: the prefix and what may follow), replayed to a version whose field holds another form
+ * (a UUID). The shortest string such a
  * pattern takes is the bare prefix (`'addr_'`), which no real id is: a right converter stripping the prefix makes it
  * `''`, which the older version refuses as it refuses a wrong converter's value, and the finding would rest on that
- * value alone. Where the older version refuses HEAD's string, it is replayed as its shortest start the pattern takes
- * followed by the older version's example of the field (`'addr_3f2c1d4e-…'`), where the pattern takes that: a
+ * value alone. Where the older version refuses HEAD's string, it is replayed as its shortest start that the pattern
+ * takes followed by the older version's example of the field (`'addr_3f2c1d4e-…'`, `'cus_3f2c1d4e-…'`): a
  * converter stripping the prefix gives the older version its id, one stripping a character too few, or none, a value
  * it still refuses (decision 0311). Strings without a pattern, with a format, or that the older version takes, are
  * replayed as generated.
@@ -26,14 +27,16 @@ interface OpenPatternEnvironment {
 }
 
 /**
- * The shortest start of `text` that `takes` accepts, characters left out from its end while it still does (`'addr_'`
- * for `'addr_q'` under `'^addr_'`; `text` itself where the pattern needs every character).
+ * The string made of the shortest start of `text` and `tail` that `takes` accepts (`'addr_'` and a UUID for `'addr_q'`
+ * under `'^addr_'`, `'cus_'` and a UUID for `'cus_0'` under `'^cus_[0-9a-f-]+$'`); `undefined` where none is.
  */
-function shortestStart (text: string, takes: (text: string) => boolean): string {
+function completedWith (text: string, tail: string, takes: (text: string) => boolean): string | undefined {
   const chars = [...text]
-  let end = chars.length
-  while (end > 0 && takes(chars.slice(0, end - 1).join(''))) end--
-  return chars.slice(0, end).join('')
+  for (let end = 0; end <= chars.length; end++) {
+    const made = chars.slice(0, end).join('') + tail
+    if (takes(made)) return made
+  }
+  return undefined
 }
 
 /**
@@ -51,8 +54,8 @@ function completedStart (env: OpenPatternEnvironment, node: JsonSchema, there: J
   if (tail === undefined) return undefined
   const [min, max] = [typeof node.minLength === 'number' ? node.minLength : 0, typeof node.maxLength === 'number' ? node.maxLength : Infinity]
   const takes = (candidate: string): boolean => [...candidate].length >= min && [...candidate].length <= max && pattern.test(candidate)
-  const made = shortestStart(text, takes) + tail
-  return made !== text && takes(made) ? made : undefined
+  const made = completedWith(text, tail, takes)
+  return made !== text ? made : undefined
 }
 
 /**

@@ -17,9 +17,9 @@ import { appWith, summary } from '../helpers/verify-apps'
 type Body = Record<string, any>
 
 /** A user's addresses (`GET /users/:userId/addresses`), their ids given an `addr_` prefix; `bare` gives older versions their id. */
-async function addresses (t: Teardown, bare: (id: string) => string, prefix = 'addr_'): Promise<string[]> {
+async function addresses (t: Teardown, bare: (id: string) => string, prefix = 'addr_', pattern = `^${prefix}`): Promise<string[]> {
   const Address = Type.Object({
-    id: Type.String({ pattern: `^${prefix}`, description: `${prefix} and a UUID.` }),
+    id: Type.String({ pattern, description: `${prefix} and a UUID.` }),
     value: Type.String()
   }, { $id: 'Address' })
   const Addresses = Type.Object({ data: Type.Array(Address) }, { $id: 'Addresses' })
@@ -55,6 +55,17 @@ test("address ids prefixed 'addr_', older versions given the prefixed id or one 
   for (const bare of [(id: string) => id, (id: string) => id.slice(6)]) {
     const found = await addresses(t, bare)
     t.ok(found.some((line) => line.includes('response 200/data/*/id after PrefixedAddressIds')), found.join('\n'))
+  }
+})
+
+test("address ids under a closed pattern, '^addr_[0-9a-f-]+$' or the prefix and a whole UUID: only a converter stripping exactly the prefix gets no finding", async (t) => {
+  for (const pattern of ['^addr_[0-9a-f-]+$', '^addr_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$']) {
+    t.same(await addresses(t, (id) => id.slice('addr_'.length), 'addr_', pattern), [], pattern)
+    t.same(await addresses(t, (id) => id.replace(/^addr_/, ''), 'addr_', pattern), [], pattern)
+    for (const bare of [(id: string) => id, (id: string) => id.slice(4), (id: string) => id.slice(6)]) {
+      const found = await addresses(t, bare, 'addr_', pattern)
+      t.ok(found.some((line) => line.includes('response 200/data/*/id after PrefixedAddressIds')), `${pattern}: ${found.join('\n')}`)
+    }
   }
 })
 
