@@ -1,12 +1,12 @@
 /**
- * A response whose converters failed, answered without throwing (out of an async converter's continuation a throw
- * would be an unhandled rejection and leave the request unanswered).
+ * A response whose converters failed, or whose send failed once they awaited, answered without throwing (out of an
+ * async converter's continuation a throw would be an unhandled rejection and leave the request unanswered).
  * @module
  */
 import type { FastifyReply } from 'fastify'
 import { UnconvertibleResponseError } from '../core/request-errors'
 import type { RequestState } from './request-state'
-import { failureError, type FailureContext } from './step-runner'
+import { failureError, isError, type FailureContext } from './step-runner'
 
 /**
  * What a response hook does when converters failed: the request is marked (its answer passes no converter again) and
@@ -49,9 +49,11 @@ export function sendSerialized (at: Serializing, serialize: () => string, done: 
 }
 
 /**
- * The `done` of an `onSend` hook, for converters that may await: what it throws is logged instead of rejecting the
- * converter's promise unhandled (which ends the process). Fastify throws `ERR_HTTP_HEADERS_SENT`, after its own
- * warning, when the reply was answered meanwhile (`handlerTimeout`'s 503); a throw out of an async hook it logs too.
+ * The `done` of an `onSend` hook, for converters that may await. Fastify's send can throw out of it, out of reach of
+ * its hook runner once a converter awaited: `writeHead` refusing a header (a character outside Latin-1), a payload
+ * no step can send. Unanswered, the request would hang: it is answered with that error, a logged 500, as Fastify
+ * answers it when no converter awaited. Answered meanwhile (`handlerTimeout`'s 503: `ERR_HTTP_HEADERS_SENT`), it is
+ * only logged.
  * @example `convertBody(conversion, body, payload, afterAwaiting(reply, done))`
  */
 export function afterAwaiting<Payload> (reply: FastifyReply, done: (error: Error | null, payload?: Payload) => void): (error: Error | null, payload?: Payload) => void {
@@ -59,7 +61,22 @@ export function afterAwaiting<Payload> (reply: FastifyReply, done: (error: Error
     try {
       done(error, payload)
     } catch (thrown) {
-      reply.log.error({ err: thrown }, 'fastify-versioner: the response could not be sent once its converters ran (answered meanwhile: handlerTimeout?)')
+      if (reply.sent || reply.raw.headersSent) {
+        reply.log.error({ err: thrown }, 'fastify-versioner: the response could not be sent once its converters ran (answered meanwhile: handlerTimeout?)')
+        return
+      }
+      reply.log.error({ err: thrown }, 'fastify-versioner: the response could not be sent once its converters ran; it is answered 500')
+      reply.code(500)
+      sendFailure(reply, done, isError(thrown) ? thrown : new Error(`Sending the response failed with ${String(thrown)}.`))
     }
+  }
+}
+
+/** Hands a send's failure to Fastify's error handling; what that throws in turn (never expected) is logged. */
+function sendFailure (reply: FastifyReply, done: (error: Error) => void, error: Error): void {
+  try {
+    done(error)
+  } catch (thrown) {
+    reply.log.error({ err: thrown }, 'fastify-versioner: the error answer of a response that could not be sent failed too')
   }
 }

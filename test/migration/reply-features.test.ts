@@ -4,13 +4,15 @@
  */
 import { test } from 'tap'
 import { parse } from 'node:querystring'
+import type { FastifyReply } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import {
   ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, endpoint, HeadVersion, schema, Version, VersionBundle, VersionChange,
   type RequestInfo, type ResponseInfo
 } from '../../plugin'
 import { versionedApp } from '../helpers/apps'
-import { call, jsonOf } from '../helpers/http'
+import { call, jsonOf, sleep } from '../helpers/http'
+import { captureLogs } from '../helpers/request-pipeline'
 
 const User = Type.Object({ id: Type.String(), fullName: Type.String() })
 const UserCreate = Type.Object({ fullName: Type.String() })
@@ -108,4 +110,47 @@ test('a custom querystring parser: an old version\'s query is cleaned and valida
   }, { ...partialApp, fastify: { routerOptions: { querystringParser: (text: string) => ({ ...parse(text.replaceAll(';', '&')) }) } } })
   t.same(jsonOf(await call(app, '2001-01-01', '/search?q=ada;exact=true')), { q: 'ada', exact: true })
   t.same(jsonOf(await call(app, '2000-01-01', '/search?q=ada;exact=true')), { q: 'ada' }, 'a field the version lacks is removed')
+})
+
+test('regression: a send that throws once response converters ran (a header Node refuses), awaiting or not, answers a logged 500; it hung', async (t) => {
+  const Thing = Type.Object({ name: Type.String(), size: Type.Optional(Type.Number()) })
+  class NameHeader extends VersionChange {
+    description = 'Things had no size; old clients read the name in a header too.'
+    instructionsToMigrateToPreviousVersion = [schema(Thing).field('size').didntExist]
+
+    @ConvertResponseToPreviousVersionFor('/things/:name', ['GET'], { migrateHttpErrors: true })
+    nameHeader (response: ResponseInfo) {
+      // A name outside Latin-1 ('→') is a header value Node's writeHead refuses, after every hook ran.
+      const write = (): void => { response.headers['x-thing-name'] = response.body.name }
+      if (String(response.body.name).startsWith('now')) return write()
+      return sleep(1).then(write)
+    }
+  }
+  const { stream, entries } = captureLogs()
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', NameHeader), new Version('2000-01-01')), async (api) => {
+    api.get('/things/:name', { schema: { params: Type.Object({ name: Type.String() }), response: { 200: Thing } } }, async (request, reply: FastifyReply) => {
+      const { name } = request.params as { name: string }
+      if (name.startsWith('own')) reply.header('x-thing-name', name)
+      if (name.startsWith('missing')) return reply.code(404).send({ message: 'no such thing', name })
+      return reply.type('application/json').send(JSON.stringify({ name, size: 1 }))
+    })
+  }, { fastify: { logger: { level: 'error', stream } } })
+  const bounded = async (version: string, url: string): Promise<{ status: number, body: unknown } | 'never answered'> => {
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const bound = new Promise<'never answered'>((resolve) => { timer = setTimeout(() => { resolve('never answered') }, 3000) })
+    const response = await Promise.race([call(app, version, url), bound])
+    clearTimeout(timer)
+    return response === 'never answered' ? response : { status: response.statusCode, body: jsonOf(response) }
+  }
+  t.same(await bounded('2000-01-01', '/things/pen'), { status: 200, body: { name: 'pen' } }, 'a name Node sends in a header')
+  const fastifys = await bounded('2001-01-01', '/things/own%E2%86%92')
+  t.match(fastifys, { status: 500, body: { code: 'ERR_INVALID_CHAR' } }, 'no converter (the handler\'s header): Fastify answers the send\'s error')
+  for (const url of ['/things/now%E2%86%92', '/things/caf%E2%86%92', '/things/missing%E2%86%92']) {
+    const answer = await bounded('2000-01-01', url)
+    t.not(answer, 'never answered', `${url} is answered`)
+    t.same(answer, fastifys, `${url}: the send's error, as Fastify answers it`)
+  }
+  const logged = entries.filter((entry) => String(entry.msg).includes('could not be sent once its converters ran; it is answered 500'))
+  t.equal(logged.length, 3, 'each failure is logged by the versioner')
+  t.equal(logged[0].err.code, 'ERR_INVALID_CHAR')
 })
