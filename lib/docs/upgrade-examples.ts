@@ -244,11 +244,15 @@ export class ChangeExamples {
     return `a client of ${this.sink.previousVersion} sends the same bodies; ${this.sink.version} also accepts ${values.map((value) => JSON.stringify(value)).join(', ')}`
   }
 
-  /** A HEAD response (of `route`, when given) or webhook payload of `schema` migrated to the versions before and after the change. */
-  async response (at: Payload, schema: TSchema, route?: PlannedRoute): Promise<void> {
+  /**
+   * A HEAD response (of `route`, when given) or webhook payload of `schema` migrated to the versions before and after
+   * the change: `schema` is the one both versions answer, `answered` HEAD's (the handler's), when a newer change
+   * gave the route other responses (`had({ response })`): the example is HEAD's, converted down through every change.
+   */
+  async response (at: Payload, schema: TSchema, route?: PlannedRoute, answered: TSchema = schema): Promise<void> {
     const { planner } = this.state
     // A payload the change does not touch differs only by the other changes of its version: theirs to show.
-    const touched = this.touches(schema, planner.responseSteps(route, schema, this.level + 1))
+    const touched = this.touches(schema, planner.responseSteps(route, schema, this.level + 1, undefined, at.on?.slot))
     if (!touched) return
     const migrated = async (item: Case, from: TSchema): Promise<Pick<UpgradeExample, 'before' | 'after'>> => {
       const head = exampleOf(from, { ...this.exampleOptions(), toward: item.toward })
@@ -257,10 +261,10 @@ export class ChangeExamples {
       return { before, after }
     }
     // HEAD's first example a converter takes (the first one the documents show); the first one's failure when none does.
-    const examples = (schema as { examples?: unknown }).examples
-    const heads = Array.isArray(examples) && examples.length > 1 ? examples.map((example) => ({ ...schema, examples: [example] })) : [schema]
-    await this.add(at, this.cases(schema, 0, 'newer'), async (item) => {
-      if (item.toward !== undefined) return await migrated(item, schema)
+    const examples = (answered as { examples?: unknown }).examples
+    const heads = Array.isArray(examples) && examples.length > 1 ? examples.map((example) => ({ ...answered, examples: [example] })) : [answered]
+    await this.add(at, this.cases(answered, 0, 'newer'), async (item) => {
+      if (item.toward !== undefined) return await migrated(item, answered)
       let failure: unknown
       for (const head of heads) {
         try {
@@ -270,7 +274,7 @@ export class ChangeExamples {
         }
       }
       throw failure
-    }, { touched, held: () => this.held(schema, 0) })
+    }, { touched, held: () => this.held(answered, 0) })
   }
 
   /** The documents' example, then one per enum value of `side` that can occur in data of `root` at `level`. */

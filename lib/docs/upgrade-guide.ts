@@ -193,9 +193,11 @@ export class UpgradeGuides {
     // A body declared by media type: each of its schemas once.
     for (const body of new Set(Object.values(head.forms.body.schemas))) await examples.request(head, { operation, part: 'request body', method }, body)
     const before = head.forms.responses[level + 1].schemas
+    // What HEAD's handler answers: a newer change may have given both versions another response (`had({ response })`).
+    const answered = head.forms.responses[0].schemas
     for (const [slot, schema] of Object.entries(head.forms.responses[level].schemas)) {
-      if (answersSuccess(slot) && before[slot] === schema) {
-        await examples.response({ operation, part: 'response body', status: slot, on: { route: head, method } }, schema, head)
+      if (answersSuccess(slot) && before[slot] === schema && answered[slot] !== undefined) {
+        await examples.response({ operation, part: 'response body', status: slot, on: { route: head, method, slot } }, schema, head, answered[slot])
       }
     }
   }

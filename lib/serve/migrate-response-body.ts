@@ -117,10 +117,14 @@ function targetVersion (bundle: VersionBundle, version: string | Date): string {
   throw new UnknownVersionError(`Version '${String(value)}' is not in the version bundle; its versions are ${bundle.versionValues.join(', ')}.`)
 }
 
-/** A route whose by-path converters also apply (the upgrade guide's examples): the HEAD route and the request method. */
+/**
+ * A route whose by-path converters also apply (the upgrade guide's examples): the HEAD route and the request method,
+ * and the response's slot (`200`), whose schema a version may have other than HEAD's (`had({ response })`).
+ */
 interface MigratedOn {
   readonly route: PlannedRoute
   readonly method: string
+  readonly slot?: string
 }
 
 /**
@@ -130,7 +134,7 @@ interface MigratedOn {
 export function migrateWith (engine: MigrationEngine, schema: TSchema, options: MigrateResponseBodyOptions, on?: MigratedOn): unknown {
   const version = targetVersion(engine.bundle, options.version)
   const level = engine.generation.levelOf(version)
-  const steps = engine.planner.responseSteps(on?.route, schema, level)
+  const steps = engine.planner.responseSteps(on?.route, schema, level, undefined, on?.slot)
   const copied = engine.copyOf(schema, options.latestBody)
   if (copied === options.latestBody && typeof copied === 'object' && copied !== null) {
     // What JSON cannot write is kept as it is by copyJson: the shape walk would change the caller's own object.

@@ -71,7 +71,8 @@ function formatSentinel (format: unknown, count: number, base36: string, boundar
     case 'email': return `${boundary === 'padded' ? `ZQ${base36.toUpperCase()}` : `zq${base36}`}@example.com`
     case 'uri': case 'url': return `https://example.com/zq${base36}`
     case 'hostname': return `zq${base36}.example.com`
-    case 'date-time': return new Date(Date.UTC(2001, 0, 1) + count * 60_000).toISOString()
+    // Seconds and milliseconds of their own: a converter cutting a date-time to the minute or second loses them.
+    case 'date-time': return new Date(Date.UTC(2001, 0, 1) + count * 60_000 + 7_123).toISOString()
     default: return undefined
   }
 }

@@ -872,3 +872,37 @@ test('regression: a list with uniqueItems and minItems of 2 or more had an examp
   }
   t.match(example.before, { tags: ['example', 'exampl1', 'exampl2'], kinds: ['card', 'bank', 'cash'], scores: [1, 0, -1], flags: [true, false] })
 })
+
+test('regression: an older change on a route a newer change reshapes starts from HEAD\'s answer, converted down through both', async (t) => {
+  // A list object in HEAD ({ object, data }) that 2002-01-01 made of a bare array (had({ response })): the guide of
+  // the older rename started from an example of the bare array, as if HEAD answered it, and ran the newer change's
+  // by-path converter (`response.body.data`) on it.
+  const Order = Type.Object({ id: Type.String(), sku: Type.String() }, { $id: 'Order', examples: [{ id: 'o-1', sku: 'SKU-1' }] })
+  const OrderList = Type.Object({ object: Type.Literal('list'), data: Type.Array(Order) }, { $id: 'OrderList' })
+  class ListsAreObjects extends VersionChange {
+    description = 'GET /orders answers a list object.'
+    instructionsToMigrateToPreviousVersion = [endpoint('/orders', ['GET']).had({ response: { 200: Type.Array(Order) } })]
+    @ConvertResponseToPreviousVersionFor('/orders', ['GET']) bare (response: ResponseInfo) { response.body = response.body.data }
+  }
+  class SkuWasCode extends VersionChange {
+    description = 'sku was code.'
+    instructionsToMigrateToPreviousVersion = [schema(Order).field('sku').had({ name: 'code' })]
+    @ConvertResponseToPreviousVersionFor(Order) down (response: ResponseInfo) { response.body.code = response.body.sku; delete response.body.sku }
+  }
+  const versions = new VersionBundle(new HeadVersion(), new Version('2002-01-01', ListsAreObjects), new Version('2001-01-01', SkuWasCode), new Version('2000-01-01'))
+  const app = await versionedApp(t, versions, async (api) => {
+    api.get('/orders', { schema: { response: { 200: OrderList } } }, async () => ({ object: 'list' as const, data: [{ id: 'o-1', sku: 'SKU-1' }] }))
+  })
+  await app.ready()
+  const guide = await guideOf(app, '2000-01-01', '2002-01-01')
+  const older = guide.changes.find((change) => change.name === 'SkuWasCode')
+  t.same(older?.notes, [], 'no example left out')
+  t.same(older?.examples, [{
+    operation: 'GET /orders', part: 'response body', status: '200', before: [{ id: 'o-1', code: 'SKU-1' }], after: [{ id: 'o-1', sku: 'SKU-1' }]
+  }], 'the older change\'s pair is HEAD\'s list converted down: bare arrays in both versions')
+  // What the guide says is what the server does.
+  for (const [version, body] of [['2000-01-01', [{ id: 'o-1', code: 'SKU-1' }]], ['2001-01-01', [{ id: 'o-1', sku: 'SKU-1' }]]] as const) {
+    t.same((await app.inject({ url: '/orders', headers: { 'x-api-version': version } })).json(), body, `${version}: the server answers so`)
+  }
+  t.ok(assertExamplesValid(t, app, guide) >= 2)
+})

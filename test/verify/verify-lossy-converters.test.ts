@@ -1108,3 +1108,17 @@ test('one way, a renamed field\'s lost value says what arrived and how to fix it
   t.match(by('/labels')?.message, /: \[0, 19\.99, 19\.99\] arrives as \[19\.99, 19\.99\], without 0 \(2 of its 3 items\)$/)
   t.match(by('/labels')?.fix, /a rename may convert it \(another unit\), not lose part of it/)
 })
+
+test('a date-time whose converter drops its seconds or milliseconds is found: verify\'s date-times hold both (one way, the value arrives cut)', async (t) => {
+  const roundTrip = async (convert: (value: string) => string): Promise<string[]> => {
+    const { Thing, change } = renamedField(Type.String({ format: 'date-time' }), (value) => convert(value as string))
+    return summary(await verify(await appWith(t, change, echo('/things', Thing, true)), { examples: 1 }))
+  }
+  const found = [
+    'POST /things 2000-01-01 request lost body/old after OldBecameRenamed (2001-01-01) by OldBecameRenamed.up',
+    'POST /things 2000-01-01 response lost response 200/renamed after OldBecameRenamed (2001-01-01) by OldBecameRenamed.down'
+  ]
+  t.same(await roundTrip((value) => `${value.slice(0, 16)}:00.000Z`), found, 'the seconds dropped (a minute kept)')
+  t.same(await roundTrip((value) => new Date(Math.floor(Date.parse(value) / 1000) * 1000).toISOString()), found, 'the milliseconds dropped')
+  t.same(await roundTrip((value) => new Date(value).toISOString()), [], 'the instant kept, written in UTC')
+})
