@@ -204,27 +204,3 @@ function isObjectSchema (schema: TSchema): boolean {
   const source = schema as SchemaObject
   return source.type === 'object' || isSchemaObject(source.properties)
 }
-
-/** How the clients of a version send a HEAD body field: as a field of its own (`key`, its name there), or through `sources` (derivedFrom). */
-export interface SentAs { readonly key: string | undefined, readonly sources: readonly string[] }
-
-/**
- * How the clients of the version at `level` send each top-level field of the HEAD body: the field itself under the
- * version's name (renamed or retyped), the sources of a field declared `derivedFrom`, neither for a field the version
- * lacks. `undefined` for a body that is not an object whose fields are versioned (a seed, or made by `extendSchema`),
- * or that is HEAD's own at the level. For `verify`'s partial-update check (decision 0295).
- * @example
- * sentAs(CustomerPatch, generation.levelOf('2000-01-01'), generation)?.get('/status') // { key: 'active', sources: [] }
- */
-export function sentAs (head: TSchema | undefined, level: number, generation: SchemaGeneration): ReadonlyMap<string, SentAs> | undefined {
-  const ref = (head as SchemaObject | undefined)?.$ref
-  const node = typeof ref === 'string' ? generation.resolveRef(ref) : head
-  if (node === undefined || generation.formAt(node, level) === node || (generation.seedOf(node) === undefined && childSchemaInfo(node) === undefined)) return undefined
-  const [headState, state] = [generation.stateAt(node, 0), generation.stateAt(node, level)]
-  if (headState.kind !== 'object' || state.kind !== 'object') return undefined
-  const there = new Map(visibleFields(state, (schema) => generation.stateAt(schema, level)).map(({ key, field }) => [field.id, key]))
-  return new Map(visibleFields(headState, (schema) => generation.stateAt(schema, 0)).map(({ key, field }) => {
-    const sources = [...generation.derivations.get(field.id)?.keys() ?? []].flatMap((source) => there.get(source) ?? [])
-    return [`/${pointerSegment(key)}`, { key: there.get(field.id), sources }]
-  }))
-}
