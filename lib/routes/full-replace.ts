@@ -85,29 +85,21 @@ interface Lacked { readonly places: readonly string[], readonly byMember: boolea
 /**
  * The HEAD body fields the version at `level` cannot express, as JSON pointers (`*` for items and map values): added
  * since or hidden, at any depth, in any union member; a renamed, retyped or `derivedFrom` field is expressed
- * (decision 0073). Fields left out as derived are added to `derived` when given (for `verify`).
- * @example
- * lackedFieldsOf(UserUpdate, generation.levelOf('2000-01-01'), generation) // ['/nickname', '/address/line2']
- */
-export function lackedFieldsOf (head: TSchema | undefined, level: number, generation: SchemaGeneration, derived?: Set<string>): readonly string[] {
-  if (head === undefined || generation.formAt(head, level) === head) return NO_FIELDS
-  return walkLacked(head, { level, generation, derived }, ABSENT).places
-}
-
-/**
- * {@link lackedFieldsOf} for a request's HEAD body: where two object members of a union lack different fields, the
- * body's value there is walked as the member converters take it for (its first plausible one), with its indexes and
- * keys in place of `*` (decision 0274); elsewhere one frozen answer, found on the first call.
+ * (decision 0073). For a request's body: where two object members of a union lack different fields, the body's value
+ * there is walked as the member converters take it for (its first plausible one), with its indexes and keys in place
+ * of `*` (decision 0274); elsewhere one frozen answer, found on the first call (fields left out as derived are then
+ * added to `derived` when given, for `verify`).
  * @example
  * const lacked = lackedFieldsIn(PartyUpdate, generation.levelOf('2000-01-01'), generation)
+ * lacked() // ['/party/address/city']
  * lacked({ value: { party: { kind: 'company', name: 'ACME' } } }) // [] where only a person's address lacks its city
  */
-export function lackedFieldsIn (head: TSchema | undefined, level: number, generation: SchemaGeneration): (body?: { readonly value: unknown }) => readonly string[] {
+export function lackedFieldsIn (head: TSchema | undefined, level: number, generation: SchemaGeneration, derived?: Set<string>): (body?: { readonly value: unknown }) => readonly string[] {
   if (head === undefined || generation.formAt(head, level) === head) return () => NO_FIELDS
   let found: Lacked | undefined
   const matchers: Matchers = new Map()
   return (body) => {
-    found ??= walkLacked(head, { level, generation }, ABSENT)
+    found ??= walkLacked(head, { level, generation, derived }, ABSENT)
     return body === undefined || !found.byMember ? found.places : walkLacked(head, { level, generation, matchers }, body.value).places
   }
 }
