@@ -85,29 +85,21 @@ interface Lacked { readonly places: readonly string[], readonly byMember: boolea
 /**
  * The HEAD body fields the version at `level` cannot express, as JSON pointers (`*` for items and map values): added
  * since or hidden, at any depth, in any union member; a renamed, retyped or `derivedFrom` field is expressed
- * (decision 0073). Fields left out as derived are added to `derived` when given (for `verify`).
- * @example
- * lackedFieldsOf(UserUpdate, generation.levelOf('2000-01-01'), generation) // ['/nickname', '/address/line2']
- */
-export function lackedFieldsOf (head: TSchema | undefined, level: number, generation: SchemaGeneration, derived?: Set<string>): readonly string[] {
-  if (head === undefined || generation.formAt(head, level) === head) return NO_FIELDS
-  return walkLacked(head, { level, generation, derived }, ABSENT).places
-}
-
-/**
- * {@link lackedFieldsOf} for a request's HEAD body: where two object members of a union lack different fields, the
- * body's value there is walked as the member converters take it for (its first plausible one), with its indexes and
- * keys in place of `*` (decision 0274); elsewhere one frozen answer, found on the first call.
+ * (decision 0073). For a request's body: where two object members of a union lack different fields, the body's value
+ * there is walked as the member converters take it for (its first plausible one), with its indexes and keys in place
+ * of `*` (decision 0274); elsewhere one frozen answer, found on the first call (fields left out as derived are then
+ * added to `derived` when given, for `verify`).
  * @example
  * const lacked = lackedFieldsIn(PartyUpdate, generation.levelOf('2000-01-01'), generation)
+ * lacked() // ['/party/address/city']
  * lacked({ value: { party: { kind: 'company', name: 'ACME' } } }) // [] where only a person's address lacks its city
  */
-export function lackedFieldsIn (head: TSchema | undefined, level: number, generation: SchemaGeneration): (body?: { readonly value: unknown }) => readonly string[] {
+export function lackedFieldsIn (head: TSchema | undefined, level: number, generation: SchemaGeneration, derived?: Set<string>): (body?: { readonly value: unknown }) => readonly string[] {
   if (head === undefined || generation.formAt(head, level) === head) return () => NO_FIELDS
   let found: Lacked | undefined
   const matchers: Matchers = new Map()
   return (body) => {
-    found ??= walkLacked(head, { level, generation }, ABSENT)
+    found ??= walkLacked(head, { level, generation, derived }, ABSENT)
     return body === undefined || !found.byMember ? found.places : walkLacked(head, { level, generation, matchers }, body.value).places
   }
 }
@@ -203,28 +195,4 @@ function walkLacked (head: TSchema, { level, generation, derived, matchers = new
 function isObjectSchema (schema: TSchema): boolean {
   const source = schema as SchemaObject
   return source.type === 'object' || isSchemaObject(source.properties)
-}
-
-/** How the clients of a version send a HEAD body field: as a field of its own (`key`, its name there), or through `sources` (derivedFrom). */
-export interface SentAs { readonly key: string | undefined, readonly sources: readonly string[] }
-
-/**
- * How the clients of the version at `level` send each top-level field of the HEAD body: the field itself under the
- * version's name (renamed or retyped), the sources of a field declared `derivedFrom`, neither for a field the version
- * lacks. `undefined` for a body that is not an object whose fields are versioned (a seed, or made by `extendSchema`),
- * or that is HEAD's own at the level. For `verify`'s partial-update check (decision 0295).
- * @example
- * sentAs(CustomerPatch, generation.levelOf('2000-01-01'), generation)?.get('/status') // { key: 'active', sources: [] }
- */
-export function sentAs (head: TSchema | undefined, level: number, generation: SchemaGeneration): ReadonlyMap<string, SentAs> | undefined {
-  const ref = (head as SchemaObject | undefined)?.$ref
-  const node = typeof ref === 'string' ? generation.resolveRef(ref) : head
-  if (node === undefined || generation.formAt(node, level) === node || (generation.seedOf(node) === undefined && childSchemaInfo(node) === undefined)) return undefined
-  const [headState, state] = [generation.stateAt(node, 0), generation.stateAt(node, level)]
-  if (headState.kind !== 'object' || state.kind !== 'object') return undefined
-  const there = new Map(visibleFields(state, (schema) => generation.stateAt(schema, level)).map(({ key, field }) => [field.id, key]))
-  return new Map(visibleFields(headState, (schema) => generation.stateAt(schema, 0)).map(({ key, field }) => {
-    const sources = [...generation.derivations.get(field.id)?.keys() ?? []].flatMap((source) => there.get(source) ?? [])
-    return [`/${pointerSegment(key)}`, { key: there.get(field.id), sources }]
-  }))
 }

@@ -9,7 +9,7 @@
  */
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
 import { rootOf } from '../core/application-root'
-import { isRedacted } from '../values/redaction'
+import { isRedacted } from './value-difference'
 import type { RecordedExchange, RecordedRefusal } from './traffic-file'
 import { IdsInStrings, strayId } from './ids-in-strings'
 import { bodyAsSent } from './sent-bodies'

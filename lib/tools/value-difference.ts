@@ -6,7 +6,15 @@
  * @module
  */
 import { pointerSegment } from '../core/json-schema'
-import { isRedacted, REDACTED } from '../values/redaction'
+import { REDACTED } from '../values/redaction'
+
+/**
+ * True for a value redaction replaced, or a string holding one (what replay cannot compare).
+ * @example `isRedacted('[redacted]') // true`
+ */
+export function isRedacted (value: unknown): boolean {
+  return typeof value === 'string' && value.includes(REDACTED)
+}
 
 /** The first place two values differ, and what each holds there (`undefined`: nothing). */
 export interface Difference {

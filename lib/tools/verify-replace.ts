@@ -6,7 +6,7 @@
  * converters set in every request of it: each one overwrites the stored value.
  * @module
  */
-import { lackedFieldsOf } from '../routes/full-replace'
+import { lackedFieldsIn } from '../routes/full-replace'
 import { isPartialUpdate, updateWatch, valuesAtPointer, type SetBy, type Watch } from './verify-updates'
 import { headPart, type RequestPlan, type VersionBehaviour } from '../routes/version-plan'
 import type { HeadRoute, VersionerState } from '../routes/versioner-state'
@@ -82,7 +82,7 @@ function levelLacking (state: VersionerState, head: HeadRoute, slot: string, at:
   const body = headPart(head, 'body', slot)
   for (let level = 1; level < at.level; level++) {
     const derived = new Set<string>()
-    const lacked = lackedFieldsOf(body, level, state.generation, derived)
+    const lacked = lackedFieldsIn(body, level, state.generation, derived)()
     if (at.derived ? derived.has(at.pointer) : lacked.includes(at.pointer)) return level
   }
   return at.level
@@ -187,7 +187,7 @@ export class DerivedFields {
     const derived = new Set<string>()
     const partial = isPartialUpdate(head)
     if ((!head.fullReplace.replaces && !partial) || slot === undefined) return undefined
-    const lacked = lackedFieldsOf(headPart(head, 'body', slot), behaviour.level, this.state.generation, derived)
+    const lacked = lackedFieldsIn(headPart(head, 'body', slot), behaviour.level, this.state.generation, derived)()
     const served = servedRequest(head.validation, this.compile, { validate: [['body', headPart(head, 'body', slot) as TSchema]], cleaners: [] })
     const update = partial ? updateWatch(this.state.generation, { head, behaviour, slot, served }, lacked, (pointer, message, by) => { this.findings.note({ head, behaviour, slot, pointer, derived: false, message, by }) }) : undefined
     // A route of a PUT and a PATCH both replaces and updates: its examples are watched as both.

@@ -6,8 +6,9 @@
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
-import { pointerKey, type SchemaObject } from '../core/json-schema'
-import { sentAs, type SentAs } from '../routes/full-replace'
+import { pointerKey, pointerSegment, type SchemaObject } from '../core/json-schema'
+import { childSchemaInfo } from '../describe/extend-schema'
+import { visibleFields } from '../schemas/object-fields'
 import { headPart, type VersionBehaviour } from '../routes/version-plan'
 import type { HeadRoute } from '../routes/versioner-state'
 import type { SchemaGeneration } from '../schemas/generation'
@@ -34,6 +35,30 @@ const NESTED = 'the clients of this version cannot send this field, but in every
   'only where the stored value is absent, in the handler (fieldsTheVersionLacks(request) lists it: keep the stored value there, whether the ' +
   'handler merges the object or replaces it); if HEAD\'s schema of the update requires it, make it optional there (Type.Partial of the ' +
   'nested object too, as an update leaves out what it does not change) and leave its default out'
+
+/** How the clients of a version send a HEAD body field: as a field of its own (`key`, its name there), or through `sources` (derivedFrom). */
+interface SentAs { readonly key: string | undefined, readonly sources: readonly string[] }
+
+/**
+ * How the clients of the version at `level` send each top-level field of the HEAD body: the field itself under the
+ * version's name (renamed or retyped), the sources of a field declared `derivedFrom`, neither for a field the version
+ * lacks. `undefined` for a body that is not an object whose fields are versioned (a seed, or made by `extendSchema`),
+ * or that is HEAD's own at the level. For `verify`'s partial-update check (decision 0295).
+ * @example
+ * sentAs(CustomerPatch, generation.levelOf('2000-01-01'), generation)?.get('/status') // { key: 'active', sources: [] }
+ */
+function sentAs (head: TSchema | undefined, level: number, generation: SchemaGeneration): ReadonlyMap<string, SentAs> | undefined {
+  const ref = (head as SchemaObject | undefined)?.$ref
+  const node = typeof ref === 'string' ? generation.resolveRef(ref) : head
+  if (node === undefined || generation.formAt(node, level) === node || (generation.seedOf(node) === undefined && childSchemaInfo(node) === undefined)) return undefined
+  const [headState, state] = [generation.stateAt(node, 0), generation.stateAt(node, level)]
+  if (headState.kind !== 'object' || state.kind !== 'object') return undefined
+  const there = new Map(visibleFields(state, (schema) => generation.stateAt(schema, level)).map(({ key, field }) => [field.id, key]))
+  return new Map(visibleFields(headState, (schema) => generation.stateAt(schema, 0)).map(({ key, field }) => {
+    const sources = [...generation.derivations.get(field.id)?.keys() ?? []].flatMap((source) => there.get(source) ?? [])
+    return [`/${pointerSegment(key)}`, { key: there.get(field.id), sources }]
+  }))
+}
 
 /**
  * A field the version has (or sets from the fields declared its sources) that its request converters set in every

@@ -199,11 +199,3 @@ export function redact (parts: RedactedParts, redaction: Redaction): boolean {
   for (const part of parts.data) part.value = scrub(part.value, found, remove)
   return true
 }
-
-/**
- * True for a value redaction replaced, or a string holding one (what replay cannot compare).
- * @example `isRedacted('[redacted]') // true`
- */
-export function isRedacted (value: unknown): boolean {
-  return typeof value === 'string' && value.includes(REDACTED)
-}

@@ -162,34 +162,13 @@ function writtenDates (places: WrittenPlaces['dates'], body: unknown, tree: Plac
   return rewrites
 }
 
-/** The text the serializer writes for a valid `date` in `format`: fast-json-stringify's own arithmetic, the server's local date or time. */
-function writtenAs (format: (typeof FORMATS)[number], date: Date): string {
+/**
+ * The text the serializer writes for a valid `date` in `format`: fast-json-stringify's own arithmetic, the server's local date or time.
+ * @example `writtenAs('date', new Date(2000, 0, 2)) // '2000-01-02'`
+ */
+export function writtenAs (format: 'date' | 'time', date: Date): string {
   const local = new Date(date.getTime() - date.getTimezoneOffset() * 60000).toISOString()
   return format === 'date' ? local.slice(0, 10) : local.slice(11, 19)
-}
-
-/**
- * For a recorded copy (JSON, as converters saw it), each text at `places`' date and time places that the serializer
- * writes for a `Date`, with a `Date` it writes so: what serving puts back there ({@link putBack}), for replaying it.
- * @example `datesOfText(places, { at: '07:08:09' }) // [[body, 'at', '07:08:09', <a Date at 07:08:09 local time>]]`
- */
-export function datesOfText (places: WrittenPlaces | undefined, body: unknown): Replaced[] {
-  const dates: Replaced[] = []
-  const found: Occurrence[] = []
-  for (const [format, collect] of places?.dates ?? []) {
-    found.length = 0
-    collect({ '': body }, '', found)
-    for (const [holder, key] of found) {
-      const text = holder[key]
-      const parts = typeof text === 'string' ? (format === 'date' ? /^(\d{4})-(\d\d)-(\d\d)$/ : /^(\d\d):(\d\d):(\d\d)$/).exec(text) : null
-      if (parts === null) continue
-      const [first, second, third] = parts.slice(1).map(Number)
-      const date = format === 'date' ? new Date(2000, second - 1, third) : new Date(2000, 0, 1, first, second, third)
-      if (format === 'date') date.setFullYear(first, second - 1, third)
-      if (writtenAs(format, date) === text) dates.push([holder as Record<string, unknown>, String(key), text, date])
-    }
-  }
-  return dates
 }
 
 /** What {@link writtenAtScalar} gives for a value the copy holds as the serializer writes it. */
