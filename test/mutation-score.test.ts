@@ -125,9 +125,15 @@ import { measureCorpus, measureOne, mutantsFolder, mutantTypeErrors, scoreOf, sc
 // 0311 above (measured on the 234 at 175 before), asserted rounded down; 74.3 % (183 of 246: 74.39 %) once verify
 // found a request converter reading a name an older change renamed (decision 0320: the idempotency key), asserted
 // rounded down.
+// It grew a seventeenth time by 12 written blind over both apps (decision 0323: a search served to POST beside a
+// converter bound to QUERY, a memo wrapped into a list when absent, defaults HEAD's validation fills, a replace keeping
+// a family name, a phone instructed on the response only, a rename in HEAD's own change, union members told apart by
+// an old name, a filter(Boolean) refactor, a request converter left out, a join city first, statuses moved into
+// exclude): 74 % (191 of 258: 74.03 %; the 246 still 183, the 12 new 8, one by check's default added to a request
+// field), asserted rounded down.
 // Raise it as the tools learn; the goal is 95 %. Never lower it to let a mistake through: fix the tool, or say in the
 // docs what it misses (a corpus grown blind measures the proof anew: that is not lowering it).
-const THRESHOLD = 74.3
+const THRESHOLD = 74
 // With the example's recorded traffic replayed (examples/traffic.ts, recorded once from each correct app) through the
 // converters and, since decision 0234, the handlers of fresh apps of the mutant, as a team replays its own in CI: 98 % (48 of 49), then 96.8 % (61 of 63) once the corpus grew: recorded exchanges hold no
 // webhook; then 90.8 % (69 of 76): recorded exchanges hold no PUT that leaves a field out, nor a list longer than
@@ -198,12 +204,14 @@ const THRESHOLD = 74.3
 // 3 of its 5 misses, the user read with one address, the count read back as hasMore and the idempotency key read from
 // a header already renamed), asserted rounded down; the same 227 with decision 0320 (the key, which verify now
 // catches, was among the traffic's).
+// 92.6 % (239 of 258: 92.63 %) once the corpus grew blind a seventeenth time (decision 0323: the handler tests and
+// replay --handlers catch all 4 of its misses and the default check now breaks on), asserted rounded down.
 // The same rule: raised as the tools learn, never lowered. (It stood at 216 of 234 for a day: one loaded run of four
 // gave 216. The event time given older subscribers as getSeconds() was caught by chance: when a second turned while
 // the replay's two fresh applications served one pay request, its render's created differed between them and was
 // left out as noise on every render. The noise is now learned from requests both served within one second: 217 again,
 // under load too.)
-const WITH_TRAFFIC = 92.2
+const WITH_TRAFFIC = 92.6
 // With the example's own tests that run its handlers (test/helpers/example-tests.ts: replaceFromEveryVersion on a
 // customer it stores, readWebhookDelivery on each invoice.paid it sends), as a team's suite runs them in CI: the
 // mistakes only a handler shows (keeps declared and not kept, PUT made a merge, a webhook sent as HEAD builds it).
@@ -245,8 +253,10 @@ const WITH_TRAFFIC = 92.2
 // 76.4 % (188 of 246: 76.42 %) once the corpus grew blind a sixteenth time (decision 0315: they catch none of its 5
 // misses), asserted rounded down; 76 % (187 of 246: 76.01 %) with decision 0311 (above); 76.4 % (188 of 246: 76.42 %)
 // with decision 0320 (above), asserted rounded down.
+// 76.7 % (198 of 258: 76.74 %) once the corpus grew blind a seventeenth time (decision 0323: they catch 2 of its 4
+// misses, the family name a replace keeps and the phone instructed on the response only), asserted rounded down.
 // The same rule.
-const WITH_HANDLERS = 76.4
+const WITH_HANDLERS = 76.7
 // verify's examples per route, version, direction and part: fewer than the command's 200, for speed (the same score
 // at 20 and at 200 when this was measured).
 const EXAMPLES = 20

@@ -8,6 +8,8 @@ import { pointerSegment } from '../core/json-schema'
 import { ACCEPTS_VERSION } from './comparable-documents'
 import { additionalPropertiesChange } from './additional-properties'
 import { allowedStill, nullableRetyped, wrappedMembers } from './finite-values'
+import { defaultFilled, hasDefault } from './request-defaults'
+export { hasDefault }
 import { lengthsHeld } from './string-lengths'
 import {
   actionWord, at, dataPointer, report, shownValue, TEXT_KEYS,
@@ -54,6 +56,7 @@ export function classifySchemaChange (comparison: Comparison, diff: RawDiff, ope
     return
   }
   if (enumMemberChange(comparison, diff, { operation, where, request, keyword, schemaPath: place.schemaPath })) return
+  if (key === 'default' && keyword.length === 1 && request && defaultFilled(comparison, diff, [operation, where])) return
   if (!TEXT_KEYS.has(key) && key !== 'const' && key !== '$ref' && (allowedStill(comparison, diff, keyword, request) || lengthsHeld(comparison, diff, keyword, request))) {
     report(comparison, operation, where, `${keyword.join('/')} ${shownValue(diff.before)} → ${shownValue(diff.after)} (${stillWords(request)})`, false)
     return
@@ -115,11 +118,6 @@ function multipleOfBreaks (diff: RawDiff, request: boolean): boolean {
   // Steps are decimals (0.3 / 0.1 is 2.9999999999999996): a ratio within a billionth of a whole number is one.
   const whole = (ratio: number): boolean => ratio >= 1 && Math.abs(ratio - Math.round(ratio)) <= 1e-9 * ratio
   return request ? !whole(before / after) : !whole(after / before)
-}
-
-/** True when `schema` is an object with its own `default` (which Ajv's `useDefaults` fills in when a request omits it). */
-export function hasDefault (schema: unknown): boolean {
-  return typeof schema === 'object' && schema !== null && Object.hasOwn(schema, 'default')
 }
 
 /** Where a change inside a schema is, for {@link enumMemberChange}. */
