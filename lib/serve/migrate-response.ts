@@ -161,9 +161,9 @@ export function createSendHook (
     if (behaviour !== null && (state?.pinned === true || privateVersions?.has(behaviour.version) === true)) {
       reply.header('cache-control', privateCacheControl(reply.getHeader('cache-control')))
     }
-    // Done: a payload the preSerialization hook converted, and one of a version with nothing to do for its status.
+    // Done: a converted payload, a failed converter's error or any answer while one is pending (decisions 0158, 0326).
     const work = behaviour !== null && (status < 300 ? behaviour.textWork : behaviour.errorWork)
-    if (state === null || behaviour === null || state.converted || state.converterFailed ||
+    if (state === null || behaviour === null || state.converted || (state.converterFailed && (status >= 300 || state.converting)) ||
       (!work && behaviour.rawSteps.length === 0 && behaviour.statusCode === undefined)) {
       done(null, payload)
       return
