@@ -229,3 +229,48 @@ test('converters read request.signal: aborted when handlerTimeout passes, so wha
   t.same(seen.map(({ reason }) => reason), ['FST_ERR_HANDLER_TIMEOUT', 'FST_ERR_HANDLER_TIMEOUT'])
   t.ok(handlerSignal instanceof AbortSignal, 'the handler reads the same Fastify signal')
 })
+
+test('regression: a stale copy an error handler sends for handlerTimeout\'s 503 while a converter is pending reached an old client as HEAD\'s (JSON text) or waited on converters (an object): a logged 500', async (t) => {
+  class NameWasLabel extends VersionChange {
+    description = 'A thing\'s name was its label; every converter waits on a rate service that stopped answering.'
+    instructionsToMigrateToPreviousVersion = [schema(Thing).field('name').had({ name: 'label' })]
+
+    @ConvertRequestToNextVersionFor('/things/:id', ['GET'])
+    up (request: RequestInfo) {
+      if (request.headers['x-stuck'] === 'request') return new Promise<void>(() => {})
+    }
+
+    @ConvertResponseToPreviousVersionFor(Thing)
+    down (response: ResponseInfo) {
+      // The outage: every answer but the healthy one waits for ever, the stale copy included.
+      if (response.body.name !== 'pen') return new Promise<void>(() => {})
+      response.body.label = response.body.name
+      delete response.body.name
+    }
+  }
+  for (const form of ['an object', 'JSON text']) {
+    const logged: string[] = []
+    const app = Fastify({ handlerTimeout: 100, logger: { level: 'error', stream: { write: (line: string) => { logged.push(line) } } } })
+    t.teardown(() => app.close())
+    await app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2001-01-01', NameWasLabel), new Version('2000-01-01')), openapiUrl: null })
+    await app.register(versioned(async (api) => {
+      api.setErrorHandler(async (_error, _request, reply) => {
+        const stale = { name: 'a stale thing' }
+        return form === 'an object' ? await reply.code(200).send(stale) : await reply.code(200).type('application/json').send(JSON.stringify(stale))
+      })
+      api.get('/things/:id', { schema: { response: { 200: Thing } } }, async (request) => ({ name: (request.params as { id: string }).id }))
+    }))
+    for (const [where, url, headers] of [['request', '/things/pen', { 'x-stuck': 'request' }], ['response', '/things/cup', {}]] as const) {
+      const answer = await Promise.race([
+        app.inject({ url, headers: { 'x-api-version': '2000-01-01', ...headers } }),
+        new Promise<'never answered'>((resolve) => { setTimeout(() => { resolve('never answered') }, 1000) })
+      ])
+      t.not(answer, 'never answered', `${form}, a ${where} converter pending: answered`)
+      if (answer === 'never answered') continue
+      t.same([answer.statusCode, jsonOf(answer).code], [500, 'FST_VERSIONER_CONVERTER_FAILED'], `${form}, a ${where} converter pending: a 500, never HEAD's name`)
+    }
+    t.equal(logged.filter((line) => line.includes('while one of its converters was still pending')).length, 2, `${form}: each 500 is logged`)
+    const healthy = await app.inject({ url: '/things/pen', headers: { 'x-api-version': '2000-01-01' } })
+    t.same(jsonOf(healthy), { label: 'pen' }, `${form}: a request no converter holds is converted`)
+  }
+})
