@@ -3,6 +3,7 @@
  * the versioner's hooks (request converters run in `preValidation`, response converters in `preSerialization`
  * and `onSend`): the request answers Fastify's 503 and the other requests are served.
  */
+import { Agent, request as httpRequest } from 'node:http'
 import { test } from 'tap'
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify'
 import { Type } from '@sinclair/typebox'
@@ -273,4 +274,60 @@ test('regression: a stale copy an error handler sends for handlerTimeout\'s 503 
     const healthy = await app.inject({ url: '/things/pen', headers: { 'x-api-version': '2000-01-01' } })
     t.same(jsonOf(healthy), { label: 'pen' }, `${form}: a request no converter holds is converted`)
   }
+})
+
+test('while app.close() drains, a request on an open connection gets Fastify\'s own 503 before any hook; return503OnClosing: false serves it in its version', async (t) => {
+  const ErrorBody = Type.Object({ statusCode: Type.Integer(), error: Type.String(), message: Type.String() })
+  class ErrorsSaidDetail extends VersionChange {
+    description = 'Error bodies said detail where they now say message.'
+    instructionsToMigrateToPreviousVersion = [schema(ErrorBody).field('message').had({ name: 'detail' })]
+
+    @ConvertResponseToPreviousVersionFor(ErrorBody, { migrateHttpErrors: true })
+    detail (response: ResponseInfo) {
+      response.body.detail = response.body.message
+      delete response.body.message
+    }
+  }
+  const answers = async (return503OnClosing: boolean): Promise<Array<[number | undefined, unknown, string]>> => {
+    const app = Fastify({ return503OnClosing })
+    t.teardown(() => app.close())
+    // Fastify marks itself closing, runs its preClose hooks, then stops its server: this hook holds it in between.
+    let closing = (): void => {}
+    const closingStarted = new Promise<void>((resolve) => { closing = resolve })
+    let release = (): void => {}
+    const released = new Promise<void>((resolve) => { release = resolve })
+    app.addHook('preClose', async () => {
+      closing()
+      await released
+    })
+    await app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2001-01-01', ErrorsSaidDetail), new Version('2000-01-01')), openapiUrl: null })
+    await app.register(versioned(async (api) => {
+      api.get('/drain', { schema: { response: { 200: Type.Object({ served: Type.Boolean() }), '5xx': ErrorBody } } }, async () => ({ served: true }))
+    }))
+    const base = new URL(await listen(app))
+    // One kept-alive connection: the second request arrives on it once the shutdown started.
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 })
+    t.teardown(() => { agent.destroy() })
+    const get = async (): Promise<[number | undefined, unknown, string]> => await new Promise((resolve, reject) => {
+      httpRequest({ host: base.hostname, port: base.port, path: '/drain', agent, headers: { 'x-api-version': '2000-01-01' } }, (response) => {
+        let text = ''
+        response.setEncoding('utf8')
+        response.on('data', (chunk: string) => { text += chunk })
+        response.on('end', () => { resolve([response.statusCode, response.headers['x-api-version'], text]) })
+      }).on('error', reject).end()
+    })
+    const before = await get()
+    const closed = app.close()
+    await closingStarted
+    const during = await get()
+    release()
+    await closed
+    return [before, during]
+  }
+  const [first, drained] = await answers(true)
+  t.same(first, [200, '2000-01-01', '{"served":true}'])
+  t.same([drained[0], drained[1], JSON.parse(drained[2])], [503, undefined, { error: 'Service Unavailable', message: 'Service Unavailable', statusCode: 503 }],
+    'Fastify\'s 503, in its own shape: no version header, no error converter (README, time-outs)')
+  const [, served] = await answers(false)
+  t.same(served, [200, '2000-01-01', '{"served":true}'], 'return503OnClosing: false: served in its version while the server drains')
 })
