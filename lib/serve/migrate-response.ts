@@ -6,7 +6,7 @@
  */
 import type { FastifyReply, FastifyRequest, onSendHookHandler, preSerializationHookHandler } from 'fastify'
 import { failureAfterWriteBack, runSteps } from './step-runner'
-import { afterAwaiting, failResponse, sendSerialized } from './response-failures'
+import { afterAwaiting, failResponse, pendingSuccess, sendSerialized } from './response-failures'
 import { createChosenSerializerTest } from './own-serializers'
 import { warnUndeclaredStatus } from './undeclared-statuses'
 import { VersionedResponseInfo } from './converter-inputs'
@@ -64,7 +64,7 @@ export function createSuccessHook (route: string): preSerializationHookHandler {
       done(null, payload)
       return
     }
-    convertBody({ request, reply, state, behaviour, route, keyHolds: true, hasChosenSerializer }, payload, payload, done)
+    if (!pendingSuccess({ request, reply, state, version: behaviour.version, route }, done)) convertBody({ request, reply, state, behaviour, route, keyHolds: true, hasChosenSerializer }, payload, payload, done)
   }
 }
 
@@ -161,13 +161,14 @@ export function createSendHook (
     if (behaviour !== null && (state?.pinned === true || privateVersions?.has(behaviour.version) === true)) {
       reply.header('cache-control', privateCacheControl(reply.getHeader('cache-control')))
     }
-    // Done: a payload the preSerialization hook converted, and one of a version with nothing to do for its status.
+    // Done: a converted payload, a failed converter's error (decision 0326), a version with nothing to do for its status.
     const work = behaviour !== null && (status < 300 ? behaviour.textWork : behaviour.errorWork)
-    if (state === null || behaviour === null || state.converted || state.converterFailed ||
+    if (state === null || behaviour === null || state.converted || (state.converterFailed && status >= 300) ||
       (!work && behaviour.rawSteps.length === 0 && behaviour.statusCode === undefined)) {
       done(null, payload)
       return
     }
+    if (pendingSuccess({ request, reply, state, version: behaviour.version, route }, done)) return
     if (!isJsonText(payload, reply)) {
       if (payload !== null && payload !== undefined) warnIfUnconverted(behaviour, status, reply)
       // An empty, stream or buffer success is sent with the version's status too (after its by-path converters).
@@ -290,8 +291,7 @@ function finishExpressible (conversion: Conversion, status: number, key: string 
     finish(conversion, status, key, body, done)
     return
   }
-  const version = behaviour.version
-  // The request's logger carries `apiVersion` already (./request-state.ts).
+  const { version } = behaviour // the request's logger carries `apiVersion` already (./request-state.ts)
   request.log.error({ route, versionChange: found.guard.removedBy.get(found.value)?.join(', '), schema: found.guard.schema, value: found.value }, describeUnexpressible(found, version))
   const error = new UnconvertibleResponseError(`A value of this response cannot be expressed in API version ${version}. This is a server error; it has been logged.`)
   failResponse(reply, conversion.state, { request, version, route }, done, error)

@@ -4,7 +4,7 @@
  * @module
  */
 import type { FastifyReply } from 'fastify'
-import { UnconvertibleResponseError } from '../core/request-errors'
+import { ConverterFailedError, UnconvertibleResponseError } from '../core/request-errors'
 import type { RequestState } from './request-state'
 import { failureError, isError, type FailureContext } from './step-runner'
 
@@ -25,6 +25,20 @@ export function failResponse (reply: FastifyReply, state: RequestState, context:
 interface Serializing extends FailureContext {
   readonly reply: FastifyReply
   readonly state: RequestState
+}
+
+/**
+ * True, once answered with a logged 500, when a success an error handler sent (a stale copy for `handlerTimeout`'s
+ * 503) needs converters while one is still pending: it may be the one that never settles, or wait on what that one
+ * waits on, and unconverted the success is HEAD's (decision 0327).
+ * @example `if (pendingSuccess({ request, reply, state, version, route }, done)) return`
+ */
+export function pendingSuccess (at: Serializing, done: (error: Error) => void): boolean {
+  if (!at.state.converterFailed || !at.state.converting) return false
+  at.request.log.error({ route: at.route }, `A success was sent to a request of API version ${at.version} to ${at.route} while one of its ` +
+    'converters was still pending (after handlerTimeout): it cannot be converted, so it is answered 500.')
+  failResponse(at.reply, at.state, at, done, new ConverterFailedError(at.version))
+  return true
 }
 
 /**

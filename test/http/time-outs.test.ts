@@ -3,6 +3,7 @@
  * the versioner's hooks (request converters run in `preValidation`, response converters in `preSerialization`
  * and `onSend`): the request answers Fastify's 503 and the other requests are served.
  */
+import { Agent, request as httpRequest } from 'node:http'
 import { test } from 'tap'
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify'
 import { Type } from '@sinclair/typebox'
@@ -228,4 +229,105 @@ test('converters read request.signal: aborted when handlerTimeout passes, so wha
   t.same(seen.map(({ side }) => side).sort(), ['request', 'response'], 'both converters saw their request\'s signal abort')
   t.same(seen.map(({ reason }) => reason), ['FST_ERR_HANDLER_TIMEOUT', 'FST_ERR_HANDLER_TIMEOUT'])
   t.ok(handlerSignal instanceof AbortSignal, 'the handler reads the same Fastify signal')
+})
+
+test('regression: a stale copy an error handler sends for handlerTimeout\'s 503 while a converter is pending reached an old client as HEAD\'s (JSON text) or waited on converters (an object): a logged 500', async (t) => {
+  class NameWasLabel extends VersionChange {
+    description = 'A thing\'s name was its label; every converter waits on a rate service that stopped answering.'
+    instructionsToMigrateToPreviousVersion = [schema(Thing).field('name').had({ name: 'label' })]
+
+    @ConvertRequestToNextVersionFor('/things/:id', ['GET'])
+    up (request: RequestInfo) {
+      if (request.headers['x-stuck'] === 'request') return new Promise<void>(() => {})
+    }
+
+    @ConvertResponseToPreviousVersionFor(Thing)
+    down (response: ResponseInfo) {
+      // The outage: every answer but the healthy one waits for ever, the stale copy included.
+      if (response.body.name !== 'pen') return new Promise<void>(() => {})
+      response.body.label = response.body.name
+      delete response.body.name
+    }
+  }
+  for (const form of ['an object', 'JSON text']) {
+    const logged: string[] = []
+    const app = Fastify({ handlerTimeout: 100, logger: { level: 'error', stream: { write: (line: string) => { logged.push(line) } } } })
+    t.teardown(() => app.close())
+    await app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2001-01-01', NameWasLabel), new Version('2000-01-01')), openapiUrl: null })
+    await app.register(versioned(async (api) => {
+      api.setErrorHandler(async (_error, _request, reply) => {
+        const stale = { name: 'a stale thing' }
+        return form === 'an object' ? await reply.code(200).send(stale) : await reply.code(200).type('application/json').send(JSON.stringify(stale))
+      })
+      api.get('/things/:id', { schema: { response: { 200: Thing } } }, async (request) => ({ name: (request.params as { id: string }).id }))
+    }))
+    for (const [where, url, headers] of [['request', '/things/pen', { 'x-stuck': 'request' }], ['response', '/things/cup', {}]] as const) {
+      const answer = await Promise.race([
+        app.inject({ url, headers: { 'x-api-version': '2000-01-01', ...headers } }),
+        new Promise<'never answered'>((resolve) => { setTimeout(() => { resolve('never answered') }, 1000) })
+      ])
+      t.not(answer, 'never answered', `${form}, a ${where} converter pending: answered`)
+      if (answer === 'never answered') continue
+      t.same([answer.statusCode, jsonOf(answer).code], [500, 'FST_VERSIONER_CONVERTER_FAILED'], `${form}, a ${where} converter pending: a 500, never HEAD's name`)
+    }
+    t.equal(logged.filter((line) => line.includes('while one of its converters was still pending')).length, 2, `${form}: each 500 is logged`)
+    const healthy = await app.inject({ url: '/things/pen', headers: { 'x-api-version': '2000-01-01' } })
+    t.same(jsonOf(healthy), { label: 'pen' }, `${form}: a request no converter holds is converted`)
+  }
+})
+
+test('while app.close() drains, a request on an open connection gets Fastify\'s own 503 before any hook; return503OnClosing: false serves it in its version', async (t) => {
+  const ErrorBody = Type.Object({ statusCode: Type.Integer(), error: Type.String(), message: Type.String() })
+  class ErrorsSaidDetail extends VersionChange {
+    description = 'Error bodies said detail where they now say message.'
+    instructionsToMigrateToPreviousVersion = [schema(ErrorBody).field('message').had({ name: 'detail' })]
+
+    @ConvertResponseToPreviousVersionFor(ErrorBody, { migrateHttpErrors: true })
+    detail (response: ResponseInfo) {
+      response.body.detail = response.body.message
+      delete response.body.message
+    }
+  }
+  const answers = async (return503OnClosing: boolean): Promise<Array<[number | undefined, unknown, string]>> => {
+    const app = Fastify({ return503OnClosing })
+    t.teardown(() => app.close())
+    // Fastify marks itself closing, runs its preClose hooks, then stops its server: this hook holds it in between.
+    let closing = (): void => {}
+    const closingStarted = new Promise<void>((resolve) => { closing = resolve })
+    let release = (): void => {}
+    const released = new Promise<void>((resolve) => { release = resolve })
+    app.addHook('preClose', async () => {
+      closing()
+      await released
+    })
+    await app.register(fastifyVersioner, { versions: new VersionBundle(new Version('2001-01-01', ErrorsSaidDetail), new Version('2000-01-01')), openapiUrl: null })
+    await app.register(versioned(async (api) => {
+      api.get('/drain', { schema: { response: { 200: Type.Object({ served: Type.Boolean() }), '5xx': ErrorBody } } }, async () => ({ served: true }))
+    }))
+    const base = new URL(await listen(app))
+    // One kept-alive connection: the second request arrives on it once the shutdown started.
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 })
+    t.teardown(() => { agent.destroy() })
+    const get = async (): Promise<[number | undefined, unknown, string]> => await new Promise((resolve, reject) => {
+      httpRequest({ host: base.hostname, port: base.port, path: '/drain', agent, headers: { 'x-api-version': '2000-01-01' } }, (response) => {
+        let text = ''
+        response.setEncoding('utf8')
+        response.on('data', (chunk: string) => { text += chunk })
+        response.on('end', () => { resolve([response.statusCode, response.headers['x-api-version'], text]) })
+      }).on('error', reject).end()
+    })
+    const before = await get()
+    const closed = app.close()
+    await closingStarted
+    const during = await get()
+    release()
+    await closed
+    return [before, during]
+  }
+  const [first, drained] = await answers(true)
+  t.same(first, [200, '2000-01-01', '{"served":true}'])
+  t.same([drained[0], drained[1], JSON.parse(drained[2])], [503, undefined, { error: 'Service Unavailable', message: 'Service Unavailable', statusCode: 503 }],
+    'Fastify\'s 503, in its own shape: no version header, no error converter (README, time-outs)')
+  const [, served] = await answers(false)
+  t.same(served, [200, '2000-01-01', '{"served":true}'], 'return503OnClosing: false: served in its version while the server drains')
 })

@@ -437,3 +437,46 @@ test('regression: a converter returning an object inside its occurrence cost eac
   t.ok(listed[1] < listed[0] * 2.5, `twice as deep, about twice the listings, not four times (${listed.join(', ')})`)
   t.ok(listed[1] < 400 * 4, `a few listings a level (${listed[1]} for 400 levels)`)
 })
+
+test('regression: a success the error handler sends as JSON text after a converter failed or refused reached the old client in HEAD\'s shape, as an object never did', async (t) => {
+  const Profile = Type.Object({ id: Type.String(), fullName: Type.String() })
+  class NameWasShort extends VersionChange {
+    description = 'fullName was name; some requests are refused or break a converter.'
+    instructionsToMigrateToPreviousVersion = [schema(Profile).field('fullName').had({ name: 'name' })]
+
+    @ConvertRequestToNextVersionFor('/profiles/:id', ['GET'])
+    check (request: RequestInfo) {
+      if (request.headers['x-break'] === 'refuse') throw Object.assign(new Error('Profiles of robots are refused'), { statusCode: 422 })
+      if (request.headers['x-break'] === 'request') throw new Error('the request converter broke')
+    }
+
+    @ConvertResponseToPreviousVersionFor(Profile)
+    name (response: ResponseInfo) {
+      if (response.body.id === 'broken') throw new Error('the response converter broke')
+      response.body.name = response.body.fullName
+      delete response.body.fullName
+    }
+  }
+  for (const form of ['an object', 'JSON text']) {
+    const { stream, entries } = captureLogs()
+    const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', NameWasShort), new Version('2000-01-01')), async (api) => {
+      // A stale copy from a cache answers when serving fails: the cache holds HEAD's object, or its JSON text.
+      api.setErrorHandler(async (_error, _request, reply) => {
+        const stale = { id: 'stale', fullName: 'Ada Lovelace' }
+        return form === 'an object' ? await reply.code(200).send(stale) : await reply.code(200).type('application/json').send(JSON.stringify(stale))
+      })
+      api.get('/profiles/:id', { schema: { params: Type.Object({ id: Type.String() }), response: { 200: Profile } } }, async (request) => ({ id: request.params.id, fullName: 'Ada' }))
+    }, { fastify: { logger: { level: 'error', stream } } })
+    for (const [cause, url, headers] of [
+      ['a response converter failed', '/profiles/broken', {}],
+      ['a request converter failed', '/profiles/p1', { 'x-break': 'request' }],
+      ['a request converter refused', '/profiles/p1', { 'x-break': 'refuse' }]
+    ] as const) {
+      const old = await call(app, '2000-01-01', url, { headers })
+      t.same([old.statusCode, old.json()], [200, { id: 'stale', name: 'Ada Lovelace' }], `${form}, ${cause}: the stale copy in the version's shape`)
+      const newest = await call(app, '2001-01-01', url, { headers })
+      t.same([newest.statusCode, newest.json()], [200, { id: url === '/profiles/broken' ? 'broken' : 'p1', fullName: 'Ada' }], `${form}, ${cause}: the newest version runs no converter`)
+    }
+    t.equal(entries.filter((entry) => entry.converter !== undefined).length, 2, `${form}: each failure is logged once`)
+  }
+})

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox'
 import { ConvertRequestToNextVersionFor, ConvertResponseToPreviousVersionFor, type RequestInfo, schema, Version, VersionBundle, VersionChange, type ResponseInfo, HeadVersion, fastifyVersioner, versioned } from '../../plugin'
 import { versionedApp } from '../helpers/apps'
 import { call, jsonOf, sleep } from '../helpers/http'
-import Fastify from 'fastify'
+import Fastify, { type FastifyReply } from 'fastify'
 import rateLimit from '@fastify/rate-limit'
 import sensible from '@fastify/sensible'
 import jwt from '@fastify/jwt'
@@ -686,4 +686,54 @@ test('regression: a child context\'s error handler answers an old version\'s unc
   t.same(jsonOf(latest), { error: { code: null, message: '"kind" is required!' } }, 'as plain Fastify answers HEAD')
   const forgotten = await call(app, '2000-01-01', '/api/forgotten')
   t.same([forgotten.statusCode, jsonOf(forgotten)], [422, jsonOf(latest)], 'HEAD\'s own refusal reaches the old client as HEAD\'s error (decision 0298)')
+})
+
+test('HEAD of an old version\'s answer is its GET\'s without the body: an error\'s converted status, length and headers, a success sent as JSON text', async (t) => {
+  const User = Type.Object({ id: Type.String(), fullName: Type.String() })
+  class GhostsAndDetails extends VersionChange {
+    description = 'fullName was name; unknown users were answered with a ghost; error bodies said detail.'
+    instructionsToMigrateToPreviousVersion = [schema(User).field('fullName').had({ name: 'name' })]
+
+    @ConvertResponseToPreviousVersionFor(User)
+    name (response: ResponseInfo) {
+      response.body.name = response.body.fullName
+      delete response.body.fullName
+    }
+
+    @ConvertResponseToPreviousVersionFor('/users/:id', ['GET'], { migrateHttpErrors: true })
+    ghost (response: ResponseInfo) {
+      response.headers['x-legacy'] = String(response.statusCode)
+      if (response.statusCode === 404) {
+        response.statusCode = 200
+        response.body = { id: 'ghost', name: 'a user no one knows' }
+      } else if (response.statusCode >= 400) response.body = { detail: response.body.message }
+    }
+  }
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', GhostsAndDetails), new Version('2000-01-01')), async (api) => {
+    api.get('/users/:id', { schema: { params: Params, response: { 200: User } } }, async (request, reply: FastifyReply) => {
+      const { id } = request.params as { id: string }
+      if (id === 'missing') return reply.code(404).send({ message: 'No such user' })
+      if (id === 'taken') throw httpError(409, 'That user is being edited')
+      if (id === 'text') return reply.type('application/json').send(JSON.stringify({ id, fullName: 'Ada Lovelace' }))
+      return { id, fullName: 'Ada Lovelace' }
+    })
+  })
+  const expected: Array<[string, number, unknown]> = [
+    ['/users/missing', 200, { id: 'ghost', name: 'a user no one knows' }],
+    ['/users/taken', 409, { detail: 'That user is being edited' }],
+    ['/users/text', 200, { id: 'text', name: 'Ada Lovelace' }],
+    ['/users/u1', 200, { id: 'u1', name: 'Ada Lovelace' }]
+  ]
+  for (const [url, status, body] of expected) {
+    const got = await call(app, '2000-01-01', url)
+    t.same([got.statusCode, jsonOf(got)], [status, body], `${url}: GET answers the version's`)
+    const head = await call(app, '2000-01-01', url, { method: 'HEAD' })
+    t.equal(head.statusCode, status, `${url}: HEAD has the converted status`)
+    t.equal(head.body, '', `${url}: and no body`)
+    t.equal(head.headers['content-length'], String(Buffer.byteLength(got.body)), `${url}: the length of the version's body`)
+    t.equal(head.headers['x-legacy'], got.headers['x-legacy'], `${url}: the converter's header`)
+    t.equal(head.headers['x-api-version'], '2000-01-01')
+  }
+  const newest = await call(app, '2001-01-01', '/users/missing', { method: 'HEAD' })
+  t.same([newest.statusCode, newest.headers['x-legacy']], [404, undefined], 'the newest version\'s HEAD is HEAD\'s 404')
 })
