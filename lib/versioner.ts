@@ -39,7 +39,7 @@ import { VersionerState } from './routes/versioner-state'
 import { apiNameFrom, recordedApis, recordVersionedApi } from './core/application-root'
 import { checkSharedStorage, type ServedBundle } from './describe/shared-storage'
 import type { VersionBundle } from './describe/versions'
-import { retirementOf } from './describe/retirement'
+import { retirements } from './describe/retirement'
 
 /**
  * `app.versioner`: the versions, their schemas, routes and documents, webhooks, and response migration bound
@@ -183,7 +183,7 @@ export async function setupVersioner (fastify: FastifyInstance, options: Fastify
   const docsOptions = resolveDocsOptions(options, fastify.prefix)
   const documentUrl = docsOptions.openapiUrl === null ? null : `${fastify.prefix.replace(/\/$/, '')}${docsOptions.openapiUrl}`
   // `fastify-versioner retire` builds the application again without its oldest versions (./describe/retirement.ts).
-  const cut = retirementOf()?.(options.versions, { apiName: options.apiName, prefix: fastify.prefix })
+  const cut = retirements.getStore()?.(options.versions, { apiName: options.apiName, prefix: fastify.prefix })
   const resolved = resolveOptions(cut === undefined ? options : { ...options, versions: cut }, documentUrl, fastify.prefix)
   const state = new VersionerState({ ...resolved, retiring: cut !== undefined }, constraintName(fastify))
   const segments = new VersionSegments()

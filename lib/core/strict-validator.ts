@@ -137,16 +137,6 @@ export function strictValidator (resolveRef: (ref: string) => unknown, app: AppA
 }
 
 /**
- * The validator compiler of what a request's query string and headers carry, text Fastify coerces: a scalar coerced
- * as the application's Ajv coerces it (`'5'` for an integer), a lone value never made a list (see
- * {@link strictValidator}); none where the application turned coercion off (`coerceTypes: false`: `'5'` is refused).
- * @example `const check = (textValidator(resolveRef, appAjvSetup(app)) ?? strictValidator(resolveRef))(Page)`
- */
-export function textValidator (resolveRef: (ref: string) => unknown, app: AppAjvSetup = {}): ((schema: object) => Check) | undefined {
-  return app.customOptions?.coerceTypes === false ? undefined : strictValidator(resolveRef, app, true)
-}
-
-/**
  * `schema` with each nested schema that has an `$id` added to Ajv once and replaced by a `$ref` to it. Ajv refuses a
  * schema that declares one `$id` twice, as a schema holding a shared TypeBox schema twice does (a payload with two
  * addresses); Fastify never validates such a webhook payload, but `verify` does.

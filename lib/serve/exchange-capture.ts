@@ -20,7 +20,7 @@ import type { ResolvedCaptureExchanges, ServeOptions } from './serve-options'
 import { servedRoute } from './usage-events'
 import type { AroundHooks } from './route-preparation'
 import { renderCountsNow, rendersSince } from './webhook-capture'
-import { redacted, redactedRefusal, refusalOf, type CapturedExchange, type RecordedRequest, type RecordedResponse } from './exchange-records'
+import { redacted, refusalOf, type CapturedExchange, type RecordedRequest, type RecordedResponse } from './exchange-records'
 
 /**
  * The `captureExchanges` option.
@@ -140,7 +140,7 @@ function publishRefusal (request: FastifyRequest, reply: FastifyReply, record: {
   if (state?.refusal === undefined || state.behaviour === null || found.refusedResponse === undefined) return
   const route = servedRoute(request, (registeredRouteOf(request) as RegisteredRoute).head)
   const exchange = { version: state.behaviour.version, latest, route, clientRequest: found.clientRequest, refused: refusalOf(state.refusal, state.converterFailed) }
-  exchangeChannel.publish(redactedRefusal({ ...exchange, refusedResponse: found.refusedResponse, clientResponse: recordResponse(reply, record.body) }, record.redaction))
+  exchangeChannel.publish(redacted({ ...exchange, refusedResponse: found.refusedResponse, clientResponse: recordResponse(reply, record.body) }, record.redaction))
 }
 
 /** Builds the capture hooks of one application: the same five functions on every route where some version has work. */

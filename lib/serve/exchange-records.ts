@@ -7,7 +7,7 @@
  */
 import type { ServedRoute } from './usage-events'
 import type { RenderCount } from './webhook-capture'
-import { redact, type RedactedParts, type Redaction } from '../values/redaction'
+import { redact, type Redaction } from '../values/redaction'
 
 /**
  * A request as recorded: its body (absent without one), path parameters, query string and headers.
@@ -148,41 +148,24 @@ export function refusalOf (error: Error, converter: boolean): Refusal {
   }
 }
 
-/** The refused exchange redacted as handled ones are (./exchange-capture.ts): named headers and pointers, and their values elsewhere. */
-export function redactedRefusal (exchange: RefusedExchange, redaction: Redaction): RefusedExchange {
-  if (redaction.headers.size === 0 && redaction.pointers.length === 0) return exchange
-  const { clientRequest, refusedResponse, clientResponse, refused } = exchange
-  const data = [
-    { value: clientRequest.body }, { value: clientRequest.query }, { value: clientRequest.params },
-    { value: refusedResponse.body }, { value: clientResponse.body }, { value: { message: refused.message } }
-  ]
-  const headers = [clientRequest.headers, refusedResponse.headers, clientResponse.headers]
-  if (!redact({ headers, data }, redaction)) return exchange
-  return {
-    ...exchange,
-    clientRequest: { ...clientRequest, body: data[0].value, query: data[1].value as Record<string, unknown>, params: data[2].value as Record<string, unknown> },
-    refusedResponse: { ...refusedResponse, body: data[3].value },
-    clientResponse: { ...clientResponse, body: data[4].value },
-    refused: { ...refused, message: (data[5].value as { message: string }).message }
-  }
-}
+/** The records an exchange holds, handled or refused, and the parts of a record that hold data (not its status and headers). */
+const RECORDS = ['clientRequest', 'handlerRequest', 'handlerResponse', 'refusedResponse', 'clientResponse'] as const
+const DATA = ['body', 'query', 'params'] as const
 
-/** A handled exchange redacted (every copy): named headers and pointers, and their values wherever else they stand. */
-export function redacted (exchange: CapturedExchange, redaction: Redaction): CapturedExchange {
+/**
+ * An exchange, handled or refused, redacted (every record, and a refusal's message): named headers and pointers, and
+ * their values wherever else they stand. Its records' headers are redacted in place (they are the capture's copies).
+ */
+export function redacted<E extends CapturedExchange | RefusedExchange> (exchange: E, redaction: Redaction): E {
   if (redaction.headers.size === 0 && redaction.pointers.length === 0) return exchange
-  const { clientRequest, handlerRequest, handlerResponse, clientResponse } = exchange
-  const records = [clientRequest, handlerRequest, handlerResponse, clientResponse]
-  const data = [
-    { value: clientRequest.body }, { value: clientRequest.query }, { value: handlerRequest.body }, { value: handlerRequest.query },
-    { value: handlerResponse.body }, { value: clientResponse.body }, { value: clientRequest.params }, { value: handlerRequest.params }
-  ]
-  const parts: RedactedParts = { headers: records.map((record) => record.headers), data }
-  if (!redact(parts, redaction)) return exchange
-  return {
-    ...exchange,
-    clientRequest: { ...clientRequest, body: data[0].value, params: data[6].value as Record<string, unknown>, query: data[1].value as Record<string, unknown> },
-    handlerRequest: { ...handlerRequest, body: data[2].value, params: data[7].value as Record<string, unknown>, query: data[3].value as Record<string, unknown> },
-    handlerResponse: { ...handlerResponse, body: data[4].value },
-    clientResponse: { ...clientResponse, body: data[5].value }
-  }
+  const all = exchange as Partial<Record<typeof RECORDS[number], Partial<RecordedRequest & RecordedResponse>>> & { refused?: Refusal }
+  const records = RECORDS.filter((name) => all[name] !== undefined)
+  const data = records.flatMap((name) => DATA.filter((part) => part in (all[name] as object)).map((part) => ({ name, part, value: all[name]?.[part] })))
+  const message = all.refused === undefined ? [] : [{ value: { message: all.refused.message } as unknown }]
+  const headers = records.map((name) => (all[name] as RecordedRequest).headers)
+  if (!redact({ headers, data: [...data, ...message] }, redaction)) return exchange
+  const copy: Record<string, unknown> = { ...exchange }
+  for (const { name, part, value } of data) copy[name] = { ...(copy[name] as object), [part]: value }
+  if (all.refused !== undefined) copy.refused = { ...all.refused, message: (message[0].value as { message: string }).message }
+  return copy as E
 }

@@ -8,7 +8,8 @@
  * @module
  */
 import type { FastifyInstance } from 'fastify'
-import { appAjvSetup, formatPatterns, strictValidator, textValidator } from '../core/strict-validator'
+import { appAjvSetup } from '../core/strict-validator'
+import { replayValidators } from './validation-in-force'
 import type { ConverterDescriptor } from '../describe/version-change-reader'
 import type { VersionerState } from '../routes/versioner-state'
 import type { PlaceEffect } from './converter-effects'
@@ -121,9 +122,7 @@ function targetsOf (context: FastifyInstance, state: VersionerState, options: Mu
     pairings: new Map(),
     examples: new Map(),
     resolveRef,
-    compile: strictValidator(resolveRef, appAjvSetup(context)),
-    compileText: textValidator(resolveRef, appAjvSetup(context)),
-    formats: formatPatterns(appAjvSetup(context)),
+    ...replayValidators(resolveRef, appAjvSetup(context)),
     steps: state.steps,
     literalsOf: converterLiterals(state.options.versions.versions),
     alikeIssues: retypedAlikeIssues({ steps: state.steps, generation: state.generation }),

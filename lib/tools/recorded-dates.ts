@@ -4,7 +4,7 @@
  * @module
  */
 import type { Occurrence } from '../values/occurrences'
-import { writtenAs, type Replaced, type WrittenPlaces } from '../values/written-values'
+import { dateFormatOf, writtenAs, type Replaced, type WrittenPlaces } from '../values/written-values'
 
 /**
  * For a recorded copy (JSON, as converters saw it), each text at `places`' date and time places that the serializer
@@ -14,18 +14,17 @@ import { writtenAs, type Replaced, type WrittenPlaces } from '../values/written-
 export function datesOfText (places: WrittenPlaces | undefined, body: unknown): Replaced[] {
   const dates: Replaced[] = []
   const found: Occurrence[] = []
-  for (const [format, collect] of places?.dates ?? []) {
-    found.length = 0
-    collect({ '': body }, '', found)
-    for (const [holder, key] of found) {
-      const text = holder[key]
-      const parts = typeof text === 'string' ? (format === 'date' ? /^(\d{4})-(\d\d)-(\d\d)$/ : /^(\d\d):(\d\d):(\d\d)$/).exec(text) : null
-      if (parts === null) continue
-      const [first, second, third] = parts.slice(1).map(Number)
-      const date = format === 'date' ? new Date(2000, second - 1, third) : new Date(2000, 0, 1, first, second, third)
-      if (format === 'date') date.setFullYear(first, second - 1, third)
-      if (writtenAs(format, date) === text) dates.push([holder as Record<string, unknown>, String(key), text, date])
-    }
+  places?.instances?.({ '': body }, '', found)
+  for (const [holder, key, node] of found) {
+    const format = dateFormatOf(node)
+    if (format === undefined) continue
+    const text = holder[key]
+    const parts = typeof text === 'string' ? (format === 'date' ? /^(\d{4})-(\d\d)-(\d\d)$/ : /^(\d\d):(\d\d):(\d\d)$/).exec(text) : null
+    if (parts === null) continue
+    const [first, second, third] = parts.slice(1).map(Number)
+    const date = format === 'date' ? new Date(2000, second - 1, third) : new Date(2000, 0, 1, first, second, third)
+    if (format === 'date') date.setFullYear(first, second - 1, third)
+    if (writtenAs(format, date) === text) dates.push([holder as Record<string, unknown>, String(key), text, date])
   }
   return dates
 }

@@ -10,7 +10,7 @@
 import type { FastifyInstance } from 'fastify'
 import { VersionerToolError } from '../core/errors'
 import { requestValidationSetup } from './validation-in-force'
-import { buildingWithout } from '../describe/retirement'
+import { retirements } from '../describe/retirement'
 import { versionDate } from '../core/iso-date'
 import type { VersionBundle } from '../describe/versions'
 import { namedVersion, resolveVersion } from '../serve/version-picking'
@@ -179,7 +179,7 @@ export async function retire (path: string, run: RetireRun, io: CommandOutput): 
       return version !== undefined && bundle.versionValues.includes(version) ? bundleWithout(bundle, version) : undefined
     }
     try {
-      cut = await buildingWithout(cutAt, async () => await loadApp(path))
+      cut = await retirements.run(cutAt, async () => await loadApp(path))
     } catch (error) {
       throw new VersionerToolError(`The application built without ${run.version} and the older versions does not start: ${error instanceof Error ? error.message : describeThrown(error)}`)
     }

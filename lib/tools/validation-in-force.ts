@@ -7,7 +7,7 @@
  */
 import { Type, type TSchema } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
-import { appAjvSetup, fastifyAjv, type AppAjvSetup, type Check } from '../core/strict-validator'
+import { appAjvSetup, fastifyAjv, formatPatterns, strictValidator, type AppAjvSetup, type Check } from '../core/strict-validator'
 import { isThenable } from '../serve/step-runner'
 import { validationFailure } from '../serve/head-validation'
 import { ownValidatorCompiler, type HeadRoute } from '../routes/versioner-state'
@@ -100,5 +100,22 @@ export function servedRequest (validation: HeadRoute['validation'], ajv: (schema
       const sent = data[part]
       if (isObject(sent)) clean(sent)
     }
+  }
+}
+
+/**
+ * The validators `verify` and `mutate` replay with, from an application's `$ref`s and Ajv setup: `compile`, strict (no
+ * type coercion); `compileText`, for what a request's query string and headers carry, text Fastify coerces: a scalar
+ * coerced as the application's Ajv coerces it (`'5'` for an integer), a lone value never made a list (none where the
+ * application turned coercion off, `coerceTypes: false`: `'5'` is refused); and how the Ajv checks each `formats`.
+ * @example `const { compile, compileText } = replayValidators(resolveRef, appAjvSetup(app)); (compileText ?? compile)(Page)`
+ */
+export function replayValidators (resolveRef: (ref: string) => unknown, app: AppAjvSetup): {
+  compile: (schema: object) => Check, compileText: ((schema: object) => Check) | undefined, formats: ReturnType<typeof formatPatterns>
+} {
+  return {
+    compile: strictValidator(resolveRef, app),
+    compileText: app.customOptions?.coerceTypes === false ? undefined : strictValidator(resolveRef, app, true),
+    formats: formatPatterns(app)
   }
 }

@@ -29,7 +29,8 @@ import { uncompilableRoute, uncompilableWebhook } from './verify-forms'
 import type { ReplayIssue, Report, VerifyFinding as ReplayFinding } from './verify-replay'
 import { inVersionOf } from './replay-infos'
 import { pointerKey } from '../core/json-schema'
-import { appAjvSetup, formatPatterns, strictValidator, textValidator } from '../core/strict-validator'
+import { appAjvSetup } from '../core/strict-validator'
+import { replayValidators } from './validation-in-force'
 import type { UnverifiedPart } from './verify-coverage'
 import { invalidExamples } from './export'
 import { DerivedFields, replaceFindings, type ReplaceFinding } from './verify-replace'
@@ -252,11 +253,10 @@ export async function verify (app: FastifyInstance, options: VerifyOptions = {})
   if (!state.ready) throw new NotReadyError('verify(app)')
   const resolveRef = Object.assign((ref: string): unknown => state.generation.resolveAnyId(ref) ?? fastify.getSchema(ref.replace(/#$/, '')), { unionMatchers: new WeakMap() })
   const findings = new Findings(state.steps, (level) => state.versionAt(level))
-  const ajv = appAjvSetup(fastify)
   const unverified = new Unverified()
-  const compile = strictValidator(resolveRef, ajv)
-  const derived = new DerivedFields(state, compile)
-  const env = { derived, state, generation: state.generation, pairings: new Map(), examples: new Map(), resolveRef, compile, compileText: textValidator(resolveRef, ajv), formats: formatPatterns(ajv), unverified: unverified.add, steps: state.steps, literalsOf: converterLiterals(state.options.versions.versions), alikeIssues: retypedAlikeIssues({ steps: state.steps, generation: state.generation }), count: options.examples ?? 200, seed: options.seed ?? 1, report: findings.report, replayed: 0, inVersion: inVersionOf(state), handedOut: new HandedOut() }
+  const validators = replayValidators(resolveRef, appAjvSetup(fastify))
+  const derived = new DerivedFields(state, validators.compile)
+  const env = { derived, state, generation: state.generation, pairings: new Map(), examples: new Map(), resolveRef, ...validators, unverified: unverified.add, steps: state.steps, literalsOf: converterLiterals(state.options.versions.versions), alikeIssues: retypedAlikeIssues({ steps: state.steps, generation: state.generation }), count: options.examples ?? 200, seed: options.seed ?? 1, report: findings.report, replayed: 0, inVersion: inVersionOf(state), handedOut: new HandedOut() }
   for (const head of state.headRoutes as readonly HeadRoute[]) {
     for (const registered of head.registered) {
       for (const behaviour of registered.behaviours.values()) if (!uncompilableRoute(env, head, behaviour)) await verifyRoute(env, head, behaviour)

@@ -27,7 +27,7 @@ export function pointerSegments (pointer: string): string[] {
 }
 
 /** The parts of one record: header objects, and data (bodies, query strings) that pointers apply to. Changed in place. */
-export interface RedactedParts {
+interface RedactedParts {
   readonly headers: ReadonlyArray<Record<string, unknown>>
   readonly data: ReadonlyArray<{ value: unknown }>
 }

@@ -14,17 +14,13 @@ import { REFUSED, scalarWritten } from './scalar-writes'
 
 export type { Replaced } from './json-copy'
 
-/** The formats the serializer writes a `Date` by, other than the instant (`date-time`, as JSON does). */
-const FORMATS = ['date', 'time'] as const
-
-/** Where the serializer writes a body other than JSON does (the collectors are `null` where a body has none). */
+/** Where the serializer writes a body other than JSON does (the collector is `null` where a body has none). */
 export interface WrittenPlaces {
-  /** By format, the collector of its string places. */
-  readonly dates: ReadonlyArray<readonly [format: (typeof FORMATS)[number], Collector]>
   /**
    * The collector of the places the serializer may write a class instance otherwise than JSON: objects with declared
-   * properties (an instance may hold some behind getters), and strings, numbers and booleans (it writes the instance
-   * itself there, by its `toString` or `valueOf`, or refuses it).
+   * properties (an instance may hold some behind getters), strings, numbers and booleans (it writes the instance
+   * itself there, by its `toString` or `valueOf`, or refuses it), and strings of format `date` or `time` (a `Date` as
+   * a calendar date or a time of day: {@link dateFormatOf}).
    */
   readonly instances: Collector | null
 }
@@ -38,6 +34,15 @@ function isScalar (node: TSchema): boolean {
   return types.some((type) => SCALARS.has(type)) && types.every((type) => type === 'null' || SCALARS.has(type))
 }
 
+/**
+ * The format a string place writes a `Date` by other than the instant (`date-time`, as JSON does): `date` or `time`.
+ * @example `dateFormatOf(Type.String({ format: 'date' })) // 'date'`
+ */
+export function dateFormatOf (node: TSchema): 'date' | 'time' | undefined {
+  const string = node.type === 'string' || (Array.isArray(node.type) && node.type.includes('string'))
+  return string && (node.format === 'date' || node.format === 'time') ? node.format : undefined
+}
+
 /** True for a node declaring properties (a class instance may hold some behind getters). */
 function declares (node: TSchema): boolean {
   return isSchemaObject(node.properties) && Object.keys(node.properties).length > 0
@@ -47,19 +52,14 @@ function declares (node: TSchema): boolean {
  * The places of data shaped by `root` where the serializer writes other than JSON.
  * @example
  * ```ts
- * writtenPlacesOf(Type.Object({ dueOn: Type.String({ format: 'date' }) }), () => undefined).dates // [['date', collector]]
+ * writtenPlacesOf(Type.Object({ dueOn: Type.String({ format: 'date' }) }), () => undefined).instances // a collector
  * ```
  */
 export function writtenPlacesOf (root: TSchema, resolveRef: ResolveRef): WrittenPlaces {
-  const dates: Array<WrittenPlaces['dates'][number]> = []
-  for (const format of FORMATS) {
-    const isTarget = (node: TSchema): boolean => node.format === format && (node.type === 'string' || (Array.isArray(node.type) && node.type.includes('string')))
-    const collector = compileCollector(root, { isTarget, resolveRef, deepest: MAX_DEPTH })
-    if (collector !== null) dates.push([format, collector])
-  }
   // As deep as the copy goes by itself (deeper data goes through the text, where nothing written here applies): a
   // handler's data holding itself is not walked forever.
-  return { dates, instances: compileCollector(root, { isTarget: (node) => declares(node) || isScalar(node), resolveRef, deepest: MAX_DEPTH }) }
+  const isTarget = (node: TSchema): boolean => declares(node) || isScalar(node) || dateFormatOf(node) !== undefined
+  return { instances: compileCollector(root, { isTarget, resolveRef, deepest: MAX_DEPTH }) }
 }
 
 /**
@@ -84,14 +84,12 @@ export function copyAsWritten (places: WrittenPlaces | undefined, body: unknown,
  * meets one at a second place), or by place in `tree`.
  */
 function copyByPlaces (places: WrittenPlaces, body: unknown, serializer: true | { kept: boolean } | undefined, replaced: Replaced[] | undefined, tree?: PlaceTree): unknown {
-  const rewrites = places.dates.length === 0 ? undefined : writtenDates(places.dates, body, tree)
   // By place, where each of the copy's objects is; by object, those met (only where something is keyed by one).
   const placed = tree === undefined ? undefined : { children: tree.children, below: new Map() }
-  const once = tree === undefined && rewrites !== undefined ? new Set<object>() : undefined
-  if (places.instances === null) return copyJson(body, { rewrites, serializer, replaced, places: placed, once })
-  const options = { rewrites, serializer, replaced, instance: false, places: placed, once }
+  if (places.instances === null) return copyJson(body, { serializer, replaced, places: placed })
+  const options = { serializer, replaced, instance: false, places: placed }
   const copy = copyJson(body, options)
-  const found = options.instance ? instancesWritten(places.instances, body, rewrites, tree) : undefined
+  const found = options.instance ? instancesWritten(places.instances, body, tree) : undefined
   if (found === undefined) return copy
   if (replaced !== undefined) replaced.length = 0
   return copyJson(body, { rewrites: found.rewrites, serializer, inherited: found.inherited, replaced, places: placed, once: tree === undefined ? new Set() : undefined })
@@ -142,26 +140,6 @@ export function putBack (replaced: readonly Replaced[], root: unknown, converted
   }
 }
 
-/** The strings the serializer writes for the valid `Date`s of `body` at `places`, by holder (or its place in `tree`) and key. */
-function writtenDates (places: WrittenPlaces['dates'], body: unknown, tree: PlaceTree | undefined): Rewrites | undefined {
-  let rewrites: Map<object | number, Map<string, unknown>> | undefined
-  const found: Occurrence[] = []
-  for (const [format, collect] of places) {
-    const at = collectKeyed(collect, { '': body }, found, tree)
-    for (let index = 0; index < found.length; index++) {
-      const [holder, key] = found[index]
-      const date = holder[key]
-      if (!(date instanceof Date) || Number.isNaN(date.getTime())) continue
-      rewrites ??= new Map()
-      const id = at === undefined ? holder : (tree as PlaceTree).parents[at[index]]
-      let keys = rewrites.get(id)
-      if (keys === undefined) rewrites.set(id, keys = new Map())
-      keys.set(String(key), writtenAs(format, date))
-    }
-  }
-  return rewrites
-}
-
 /**
  * The text the serializer writes for a valid `date` in `format`: fast-json-stringify's own arithmetic, the server's local date or time.
  * @example `writtenAs('date', new Date(2000, 0, 2)) // '2000-01-02'`
@@ -185,7 +163,7 @@ function writtenAtScalar (node: TSchema, value: unknown, key: PropertyKey): unkn
     const object = typeof value === 'object' && value !== null && typeof (value as { toJSON?: unknown }).toJSON !== 'function'
     return object && (Array.isArray(value) || Object.getPrototypeOf(value) !== Object.prototype) ? copyJson(value) : NOT_REWRITTEN
   }
-  // A Date under `date` or `time` is the dates' rewrite (./written-values.ts); a value JSON writes alike stays.
+  // A Date left as it is (under `date` or `time`: instancesWritten's); a value JSON writes alike stays.
   if (head instanceof Date) return NOT_REWRITTEN
   const json = typeof value === 'object' && value !== null && typeof (value as { toJSON?: unknown }).toJSON === 'function'
     ? (value as { toJSON: (key: string) => unknown }).toJSON(String(key))
@@ -195,12 +173,13 @@ function writtenAtScalar (node: TSchema, value: unknown, key: PropertyKey): unkn
 
 /**
  * Where the serializer writes `body`'s class instances (without `toJSON`, which it writes instead) otherwise than JSON:
- * the declared fields each holds through its prototype, and, beside `dates` (extended), the JSON copy of each (or of an
- * array) at a string, number or boolean place, noted so that the handler's is put back for the serializer ({@link putBack}).
+ * the declared fields each holds through its prototype, the text of a valid `Date` at a `date` or `time` place, and the
+ * JSON copy of each (or of an array) at a string, number or boolean place, noted so that the handler's is put back for
+ * the serializer ({@link putBack}).
  */
-function instancesWritten (instances: Collector, body: unknown, dates: Rewrites | undefined, tree: PlaceTree | undefined): { inherited?: Map<object | number, string[]>, rewrites?: Rewrites } | undefined {
+function instancesWritten (instances: Collector, body: unknown, tree: PlaceTree | undefined): { inherited?: Map<object | number, string[]>, rewrites?: Rewrites } | undefined {
   let inherited: Map<object | number, string[]> | undefined
-  let rewrites = dates as Map<object | number, Map<string, unknown>> | undefined
+  let rewrites: Map<object | number, Map<string, unknown>> | undefined
   let scalars = false
   const found: Occurrence[] = []
   const root = { '': body }
@@ -214,8 +193,11 @@ function instancesWritten (instances: Collector, body: unknown, dates: Rewrites 
       if (names.length > 0) (inherited ??= new Map()).set(at === undefined ? value : at[index], names)
       continue
     }
-    if (holder === root || !isScalar(node)) continue
-    const written = writtenAtScalar(node, value, key)
+    if (holder === root) continue
+    const format = dateFormatOf(node)
+    const written = format !== undefined && value instanceof Date
+      ? (Number.isNaN(value.getTime()) ? NOT_REWRITTEN : writtenAs(format, value))
+      : isScalar(node) ? writtenAtScalar(node, value, key) : NOT_REWRITTEN
     if (written === NOT_REWRITTEN) continue
     rewrites ??= new Map()
     const id = at === undefined ? holder : (tree as PlaceTree).parents[at[index]]
