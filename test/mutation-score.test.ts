@@ -7,10 +7,11 @@
  */
 import t, { test } from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { allowed, corpus } from './fixtures/mutations'
 import { compiled, shareCompiledSchemas } from './helpers/compiled-schemas'
-import { measureCorpus, measureOne, mutantsFolder, mutantTypeErrors, scoreOf, scoreReport, unwitnessed, writeMutant, type Mistake, type Verdict } from './helpers/mutation-harness'
+import { caughtCount, measureCorpus, measureOne, mutantsFolder, mutantTypeErrors, scoreOf, scoreReport, unwitnessed, writeMutant, type Mistake, type Verdict } from './helpers/mutation-harness'
 
 // The score measured on 2026-11-28, once check compared webhooks, QUERY routes, headers and the default version, and
 // verify learned boundary values, list items, echoed round trips, headers, full replaces and fields retyped alike
@@ -411,4 +412,17 @@ test(`check and verify flag at least ${THRESHOLD} % of the corpus, ${WITH_HANDLE
   t.ok(scoreOf(verdicts) >= THRESHOLD, `score ${scoreOf(verdicts)} % ≥ ${THRESHOLD} %`)
   t.ok(scoreOf(verdicts, 'handlers') >= WITH_HANDLERS, `with the example's handler tests ${scoreOf(verdicts, 'handlers')} % ≥ ${WITH_HANDLERS} %`)
   t.ok(scoreOf(verdicts, 'replay') >= WITH_TRAFFIC, `with traffic ${scoreOf(verdicts, 'replay')} % ≥ ${WITH_TRAFFIC} %`)
+  // The figures a reader trusts are the ones measured here: the README and the CI guide say them, the guide's table
+  // with its counts (a session once left the guide's summary a corpus behind).
+  const measuredFigures = (['proof', 'handlers', 'replay'] as const).map((counted) => `**${scoreOf(verdicts, counted)} %`)
+  for (const file of ['README.md', 'docs/ci-check-and-verify.md']) {
+    const text = readFileSync(join(__dirname, '..', file), 'utf8')
+    t.same(measuredFigures.filter((figure) => !text.includes(figure)), [], `${file} says the measured scores`)
+    t.same([...text.matchAll(/On (\d+) realistic mistakes/g)].map((match) => Number(match[1])).filter((size) => size !== corpus.length), [],
+      `${file} names the corpus's size, ${corpus.length}`)
+  }
+  const guide = readFileSync(join(__dirname, '..', 'docs/ci-check-and-verify.md'), 'utf8')
+  const table = [...guide.slice(guide.indexOf('## What the proof catches')).matchAll(/\*\*([\d.]+) % \((\d+) of (\d+)\)\*\*/g)].slice(0, 3)
+  t.same(table.map((match) => match.slice(1).join(' ')), (['proof', 'handlers', 'replay'] as const).map((counted) =>
+    `${scoreOf(verdicts, counted)} ${caughtCount(verdicts, counted)} ${corpus.length}`), "the guide's table: the scores and counts measured")
 })

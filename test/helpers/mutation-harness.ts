@@ -436,9 +436,19 @@ function caughtIn (verdict: Verdict, counted: Counted): boolean {
   return by !== undefined && (counted === 'replay' || by !== 'replay') && (counted !== 'proof' || by !== 'handlers')
 }
 
+/**
+ * How many mistakes were caught, counting what `counted` says (default: check, verify and the start-up).
+ *
+ * @example
+ * caughtCount(verdicts, 'replay') // 239
+ */
+export function caughtCount (verdicts: readonly Verdict[], counted: Counted = 'proof'): number {
+  return verdicts.filter((verdict) => caughtIn(verdict, counted)).length
+}
+
 /** The score: the share of mistakes caught, in percent (one decimal), counting what `counted` says (default: check, verify and the start-up). */
 export function scoreOf (verdicts: readonly Verdict[], counted: Counted = 'proof'): number {
-  return Math.round(1000 * verdicts.filter((verdict) => caughtIn(verdict, counted)).length / verdicts.length) / 10
+  return Math.round(1000 * caughtCount(verdicts, counted) / verdicts.length) / 10
 }
 
 /** The report, one line each: the score, the score by kind and by tool, then every mistake missed. */
