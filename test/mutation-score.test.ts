@@ -7,10 +7,11 @@
  */
 import t, { test } from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { allowed, corpus } from './fixtures/mutations'
 import { compiled, shareCompiledSchemas } from './helpers/compiled-schemas'
-import { measureCorpus, measureOne, mutantsFolder, mutantTypeErrors, scoreOf, scoreReport, unwitnessed, writeMutant, type Mistake, type Verdict } from './helpers/mutation-harness'
+import { byPlace, caughtCount, measureCorpus, measureOne, mutantsFolder, mutantTypeErrors, scoreOf, scoreReport, unwitnessed, writeMutant, type Mistake, type Verdict } from './helpers/mutation-harness'
 
 // The score measured on 2026-11-28, once check compared webhooks, QUERY routes, headers and the default version, and
 // verify learned boundary values, list items, echoed round trips, headers, full replaces and fields retyped alike
@@ -360,15 +361,17 @@ test('the apps share a validator of a schema holding $id or $ref only with apps 
   }
 })
 
-test('the report: the score, by kind and by tool, and every miss with what an old client sees', async (t) => {
-  const mistake = (id: string, kind: Mistake['kind']): Mistake => ({ ...corpus[0], id, kind, description: `${id} happened.` })
-  const verdict = (id: string, kind: Mistake['kind'], caughtBy: Verdict['caughtBy']): Verdict =>
-    ({ mistake: mistake(id, kind), app: 'users', caughtBy, detail: '', breaks: 0, findings: 0, milliseconds: 1, answers: undefined })
-  const verdicts = [verdict('users/a', 'lossy', 'verify'), verdict('users/b', 'lossy', undefined), verdict('users/c', 'contract', 'check')]
+test('the report: the score, by kind, by place and by tool, and every miss with what an old client sees', async (t) => {
+  const mistake = (id: string, kind: Mistake['kind'], file: string): Mistake =>
+    ({ ...corpus[0], id, kind, description: `${id} happened.`, edits: [{ file, find: 'a', replace: 'b' }] })
+  const verdict = (id: string, kind: Mistake['kind'], caughtBy: Verdict['caughtBy'], file = 'versions.ts'): Verdict =>
+    ({ mistake: mistake(id, kind, file), app: 'users', caughtBy, detail: '', breaks: 0, findings: 0, milliseconds: 1, answers: undefined })
+  const verdicts = [verdict('users/a', 'lossy', 'verify'), verdict('users/b', 'lossy', undefined, 'app.ts'), verdict('users/c', 'contract', 'check', 'schemas.ts')]
   t.equal(scoreOf(verdicts), 66.7)
   t.same(scoreReport(verdicts), [
     'mutation score: 66.7 % (2 of 3 mistakes caught by check and verify)',
     'by kind: lossy 1/2, contract 1/1',
+    'by place: version changes and schemas 2/2, routes and handlers only 0/1',
     'caught by: start-up 0, check 1, verify 1, handlers 0, replay 0',
     'missed by check and verify (1):',
     '- users/b: users/b happened.'
@@ -381,6 +384,7 @@ test('the report: the score, by kind and by tool, and every miss with what an ol
     'mutation score: 50 % (2 of 4 mistakes caught by check and verify)',
     'with the example\'s recorded traffic replayed: 75 % (3 of 4)',
     'by kind: lossy 1/2, contract 1/1, swapped 0/1',
+    'by place: version changes and schemas 2/3, routes and handlers only 0/1',
     'caught by: start-up 0, check 1, verify 1, handlers 0, replay 1',
     'missed by check and verify (2):',
     '- users/b: users/b happened.',
@@ -411,4 +415,18 @@ test(`check and verify flag at least ${THRESHOLD} % of the corpus, ${WITH_HANDLE
   t.ok(scoreOf(verdicts) >= THRESHOLD, `score ${scoreOf(verdicts)} % ≥ ${THRESHOLD} %`)
   t.ok(scoreOf(verdicts, 'handlers') >= WITH_HANDLERS, `with the example's handler tests ${scoreOf(verdicts, 'handlers')} % ≥ ${WITH_HANDLERS} %`)
   t.ok(scoreOf(verdicts, 'replay') >= WITH_TRAFFIC, `with traffic ${scoreOf(verdicts, 'replay')} % ≥ ${WITH_TRAFFIC} %`)
+  // The figures a reader trusts are the ones measured here: the README and the CI guide say them, the guide's table
+  // with its counts (a session once left the guide's summary a corpus behind).
+  const measuredFigures = (['proof', 'handlers', 'replay'] as const).map((counted) => `**${scoreOf(verdicts, counted)} %`)
+  for (const file of ['README.md', 'docs/ci-check-and-verify.md']) {
+    const text = readFileSync(join(__dirname, '..', file), 'utf8')
+    t.same(measuredFigures.filter((figure) => !text.includes(figure)), [], `${file} says the measured scores`)
+    t.same([...text.matchAll(/On (\d+) realistic mistakes/g)].map((match) => Number(match[1])).filter((size) => size !== corpus.length), [],
+      `${file} names the corpus's size, ${corpus.length}`)
+  }
+  const guide = readFileSync(join(__dirname, '..', 'docs/ci-check-and-verify.md'), 'utf8')
+  const table = [...guide.slice(guide.indexOf('## What the proof catches')).matchAll(/\*\*([\d.]+) % \((\d+) of (\d+)\)\*\*/g)].slice(0, 3)
+  t.same(table.map((match) => match.slice(1).join(' ')), (['proof', 'handlers', 'replay'] as const).map((counted) =>
+    `${scoreOf(verdicts, counted)} ${caughtCount(verdicts, counted)} ${corpus.length}`), "the guide's table: the scores and counts measured")
+  t.same(byPlace(verdicts).filter(({ caught, of }) => !guide.includes(`(${caught} of ${of})`)), [], 'the guide says what check and verify catch by place')
 })

@@ -436,12 +436,43 @@ function caughtIn (verdict: Verdict, counted: Counted): boolean {
   return by !== undefined && (counted === 'replay' || by !== 'replay') && (counted !== 'proof' || by !== 'handlers')
 }
 
-/** The score: the share of mistakes caught, in percent (one decimal), counting what `counted` says (default: check, verify and the start-up). */
-export function scoreOf (verdicts: readonly Verdict[], counted: Counted = 'proof'): number {
-  return Math.round(1000 * verdicts.filter((verdict) => caughtIn(verdict, counted)).length / verdicts.length) / 10
+/**
+ * How many mistakes were caught, counting what `counted` says (default: check, verify and the start-up).
+ *
+ * @example
+ * caughtCount(verdicts, 'replay') // 239
+ */
+export function caughtCount (verdicts: readonly Verdict[], counted: Counted = 'proof'): number {
+  return verdicts.filter((verdict) => caughtIn(verdict, counted)).length
 }
 
-/** The report, one line each: the score, the score by kind and by tool, then every mistake missed. */
+/** The score: the share of mistakes caught, in percent (one decimal), counting what `counted` says (default: check, verify and the start-up). */
+export function scoreOf (verdicts: readonly Verdict[], counted: Counted = 'proof'): number {
+  return Math.round(1000 * caughtCount(verdicts, counted) / verdicts.length) / 10
+}
+
+/**
+ * Where a mistake was made: in the app's routes and handlers only (its `app.ts`, what `check` and `verify` do not
+ * run), or in its version changes or schemas (what they read).
+ */
+function placeOf (mistake: Mistake | undefined): 'version changes and schemas' | 'routes and handlers only' {
+  return mistake !== undefined && mistake.edits.every((edit) => edit.file === 'app.ts') ? 'routes and handlers only' : 'version changes and schemas'
+}
+
+/**
+ * What check and verify catch by where the mistakes were made.
+ *
+ * @example
+ * byPlace(verdicts) // [{ place: 'version changes and schemas', caught: 178, of: 216 }, { place: 'routes and handlers only', caught: 13, of: 42 }]
+ */
+export function byPlace (verdicts: readonly Verdict[]): Array<{ place: ReturnType<typeof placeOf>, caught: number, of: number }> {
+  return (['version changes and schemas', 'routes and handlers only'] as const).map((place) => {
+    const of = verdicts.filter((verdict) => placeOf(verdict.mistake) === place)
+    return { place, caught: caughtCount(of), of: of.length }
+  })
+}
+
+/** The report, one line each: the score, the score by kind, by place and by tool, then every mistake missed. */
 export function scoreReport (verdicts: readonly Verdict[]): string[] {
   const caught = verdicts.filter((verdict) => verdict.caughtBy !== undefined)
   const proof = verdicts.filter((verdict) => caughtIn(verdict, 'proof'))
@@ -454,6 +485,7 @@ export function scoreReport (verdicts: readonly Verdict[]): string[] {
     const of = verdicts.filter((verdict) => verdict.mistake?.kind === kind)
     return `${kind} ${of.filter((verdict) => caughtIn(verdict, 'proof')).length}/${of.length}`
   }).join(', ')}`)
+  lines.push(`by place: ${byPlace(verdicts).map(({ place, caught, of }) => `${place} ${caught}/${of}`).join(', ')}`)
   lines.push(`caught by: ${(['start-up', 'check', 'verify', 'handlers', 'replay'] as const).map((by) => `${by} ${caught.filter((verdict) => verdict.caughtBy === by).length}`).join(', ')}`)
   const missed = verdicts.filter((verdict) => !caughtIn(verdict, 'proof'))
   const caughtLater = { handlers: ' (the example\'s handler tests catch it)', replay: ' (the replayed traffic catches it)' } as const
