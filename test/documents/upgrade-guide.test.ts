@@ -521,7 +521,8 @@ test('regression: two changes of one version renaming fields of one request body
   }
   const problem = guide.changes.find((entry) => entry.name === 'ProblemCodeWasKind')
   t.same(problem?.operations.map((operation) => `${operation.method} ${operation.path}`), ['POST /orders'])
-  t.same(problem?.examples, [], 'the change touching neither body shows no example of them')
+  t.same(problem?.examples, [{ operation: 'POST /orders', part: 'response body', status: '422', before: { kind: 'example' }, after: { code: 'example' } }],
+    'the change touching neither body shows no example of them, only of the error body it reshapes')
   t.same(problem?.notes, [])
   // What the guide says is what the server does.
   for (const [version, body] of [['2000-01-01', pair.before], ['2001-01-01', pair.after]] as const) {
