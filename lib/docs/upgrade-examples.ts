@@ -7,6 +7,7 @@ import type { TSchema } from '@sinclair/typebox'
 import { UnconvertibleResponseError } from '../core/request-errors'
 import { exampleOf } from '../values/examples'
 import { applyShape } from '../values/shape-walk'
+import { inSchemaOrder } from '../values/key-order'
 import { copyJson, runStepsToBody } from '../serve/step-runner'
 import { migrateAnswerWith, type MigrationEngine } from '../serve/migrate-response-body'
 import type { VersionerState } from '../routes/versioner-state'
@@ -164,6 +165,11 @@ export class ChangeExamples {
     return this.sink.examples.length > added
   }
 
+  /** `value` with its keys in the order the version's `form` lists them (../values/key-order.ts). */
+  private ordered (form: TSchema, value: unknown): unknown {
+    return inSchemaOrder(form, value, (ref) => this.state.generation.resolveAnyId(ref))
+  }
+
   /** Why an example could not be made. */
   private failure (item: Case, error: unknown): string {
     if (item.toward !== undefined && error instanceof UnconvertibleResponseError) {
@@ -207,7 +213,8 @@ export class ChangeExamples {
       // What the version after the change takes: fields the converters wrote for later versions (HEAD's internal ones) left out.
       const after = applyShape(afterForm, planner.requestRules, await runStepsToBody(converters, info, info.body, { method: at.method, reply: undefined }))
       const checkAfter = this.engine.validatorOf(afterForm)
-      if (checkAfter(copyJson(after))) return { before, after }
+      // Keys in the order each version's schema lists them, as a client writes them from its document.
+      if (checkAfter(copyJson(after))) return { before: this.ordered(beforeForm, before), after: this.ordered(afterForm, after) }
       if (item.toward !== undefined) {
         throw new Error(`no request converter of this change turns it into a value ${sink.version} has: such a request fails on the server (add one)`)
       }
@@ -234,7 +241,9 @@ export class ChangeExamples {
       const before = await migrateAnswerWith(this.engine, schema, { latestBody: head, version: this.sink.previousVersion }, at.on)
       const after = await migrateAnswerWith(this.engine, schema, { latestBody: head, version: this.sink.version }, at.on)
       const answered = before.status === sent && after.status === sent ? {} : { answered: { before: before.status, after: after.status } }
-      return { before: before.body, after: after.body, ...answered }
+      // Keys in the order each version's serializer writes them: what its clients read (decision 0325).
+      const { generation } = this.state
+      return { before: this.ordered(generation.formAt(schema, this.level + 1), before.body), after: this.ordered(generation.formAt(schema, this.level), after.body), ...answered }
     }
     // HEAD's first example a converter takes (the first one the documents show); the first one's failure when none does.
     const examples = (answered as { examples?: unknown }).examples
