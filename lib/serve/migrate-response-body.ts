@@ -150,6 +150,11 @@ export function migrateWith (engine: MigrationEngine, schema: TSchema, options: 
 /**
  * {@link migrateWith}, with the status the version answers: an error response of a route (`on.status` ≥ 300) through
  * the converters serving runs on it, checked against the version's schema of its slot.
+ * @example
+ * ```ts
+ * const on = { route, method: 'GET', slot: '404', status: 404 }
+ * const { body, status } = await migrateAnswerWith(engine, NotFound, { latestBody: { code: 'not_found', message: 'No such user' }, version: '2000-01-01' }, on)
+ * ```
  */
 export function migrateAnswerWith (engine: MigrationEngine, schema: TSchema, options: MigrateResponseBodyOptions, on?: MigratedOn): MigratedAnswer | Promise<MigratedAnswer> {
   const version = targetVersion(engine.bundle, options.version)
