@@ -9,6 +9,7 @@ import { applies, type RouteState } from '../routes/timeline'
 import { isSuccessKey, routeSchemas, type BehaviourRoute } from '../routes/version-plan'
 import { answersSuccess, slotParts } from '../routes/schema-forms'
 import type { VersionerState } from '../routes/versioner-state'
+import type { ConverterStep } from '../routes/converter-steps'
 import type { DeclaredWebhook } from '../routes/webhooks'
 import { isEndpointInstruction } from '../describe/instructions'
 import type { VersionChangeDescriptor } from '../describe/version-change-reader'
@@ -147,7 +148,7 @@ export class UpgradeGuides {
         const was = !added.includes(method) || gone.length === 0 ? moved : { ...moved, previousMethod: gone.join(',') }
         const own = added.includes(method) && gone.length === 0 ? 'added' : status
         entry.operations.push({ method, path: formatParamUrl(state.path), ...named, ...was, status: own })
-        if (own === 'changed') await this.routeExamples(examples, { head, method, level })
+        if (own === 'changed') await this.routeExamples(examples, { head, method, level, notes: entry.notes })
       }
       for (const method of added.length === 0 ? gone : []) entry.operations.push({ method, path: formatParamUrl(previous.path), ...named, status: 'removed' })
     }
@@ -187,7 +188,7 @@ export class UpgradeGuides {
   }
 
   /** The request body and response examples (successes, and errors the change reshapes) of one operation of a route, before and after step `level`. */
-  private async routeExamples (examples: ChangeExamples, at: { head: NonNullable<Subject['route']>, method: string, level: number }): Promise<void> {
+  private async routeExamples (examples: ChangeExamples, at: { head: NonNullable<Subject['route']>, method: string, level: number, notes: string[] }): Promise<void> {
     const { head, method, level } = at
     const operation = `${method} ${formatParamUrl(head.timeline[level].path)}`
     // A body declared by media type: each of its schemas once.
@@ -200,6 +201,12 @@ export class UpgradeGuides {
       // An error slot's body as the version's error converters give it (`default` is shown as the success it also is).
       const status = answersSuccess(slot) ? {} : { status: errorStatusOf(slot) }
       await examples.response({ operation, part: 'response body', status: statusKeyOf(slot), on: { route: head, method, slot, ...status } }, schema, head, answered[slot])
+    }
+    // Errors the change's error converters run on, of no schema the route declares: there is nothing to make their example of.
+    const ours = (step: ConverterStep): boolean => step.converter.change === examples.change && step.converter.migrateHttpErrors
+    if (!Object.keys(before).some((slot) => !isSuccessKey(slot)) && this.state.planner.responseSteps(head, undefined, level + 1, before).some(ours)) {
+      at.notes.push(`${operation} error responses: this change's converters declared with migrateHttpErrors run on them, but the route declares ` +
+        'no error response to make an example of: declare its schema (response: { 404: … }) to show the bodies')
     }
   }
 }

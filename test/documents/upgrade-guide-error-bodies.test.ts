@@ -112,3 +112,27 @@ test('an error body the change does not reshape gets no example: only the succes
   t.same(change.examples.map((example) => example.status), ['2XX'], 'the 404, the same in both versions, is not shown; 2xx is keyed as the documents key it')
   t.same(change.notes, [])
 })
+
+test('an error converter on a route that declares no error response: a note says to declare one, not a route "changed" with nothing shown', async (t) => {
+  class MissingWasNull extends VersionChange {
+    description = 'A missing user is a 404; it was a 200 with { user: null }.'
+    instructionsToMigrateToPreviousVersion = []
+    @ConvertResponseToPreviousVersionFor('/users/:id', ['GET'], { migrateHttpErrors: true })
+    down (response: ResponseInfo) {
+      if (response.statusCode !== 404) return
+      response.statusCode = 200
+      response.body = { user: null }
+    }
+  }
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', MissingWasNull), new Version('2000-01-01')), async (api) => {
+    api.get('/users/:id', async (_request, reply) => await reply.code(404).send({ code: 'not_found', message: 'No such user' }))
+  })
+  await app.ready()
+  const [change] = (await guideOf(app)).changes
+  t.same(change.operations.map((operation) => `${operation.method} ${operation.path} ${operation.status}`), ['GET /users/{id} changed'])
+  t.same(change.examples, [])
+  t.same(change.notes, ['GET /users/{id} error responses: this change\'s converters declared with migrateHttpErrors run on them, but the route declares ' +
+    'no error response to make an example of: declare its schema (response: { 404: … }) to show the bodies'])
+  const withSchema = await appAnswering(t, '404')
+  t.same((await guideOf(withSchema)).changes[0].notes, [], 'a route declaring its 404 has its example, and no such note')
+})
