@@ -136,3 +136,18 @@ test('an error converter on a route that declares no error response: a note says
   const withSchema = await appAnswering(t, '404')
   t.same((await guideOf(withSchema)).changes[0].notes, [], 'a route declaring its 404 has its example, and no such note')
 })
+
+test('an error response declared by media type (a content map) is keyed by its status and media type, as its slot', async (t) => {
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', ErrorsHaveCodes), new Version('2000-01-01')), async (api) => {
+    api.get('/users/:id', { schema: { response: { 200: User, 404: { content: { 'application/problem+json': { schema: NotFound } } } } } },
+      async (_request, reply) => await reply.code(404).type('application/problem+json').send({ code: 'not_found', message: 'No such user' }))
+  })
+  await app.ready()
+  const [change] = (await guideOf(app)).changes
+  t.same(change.examples, [{
+    operation: 'GET /users/{id}', part: 'response body', status: '404 application/problem+json', before: { error: 'No such user' }, after: { code: 'not_found', message: 'No such user' }
+  }])
+  t.same(change.notes, [])
+  const old = await app.inject({ url: '/users/u-1', headers: { 'x-api-version': '2000-01-01' } })
+  t.same([old.statusCode, old.json()], [404, change.examples[0].before], 'what the server answers 2000-01-01')
+})
