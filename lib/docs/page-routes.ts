@@ -162,8 +162,8 @@ const HTML = 'text/html; charset=utf-8'
 
 /** The upgrade guide's query. */
 const UpgradeQuery = Type.Object({
-  from: Type.Optional(Type.String({ description: 'The version a client uses now.' })),
-  to: Type.Optional(Type.String({ description: 'A newer version it upgrades to.' })),
+  from: Type.Optional(Type.String({ description: 'The version a client uses now (the oldest version when left out).' })),
+  to: Type.Optional(Type.String({ description: 'A newer version it upgrades to (the newest release when left out).' })),
   format: Type.Optional(Type.String({ description: '`json` for the data.' }))
 })
 
@@ -180,11 +180,16 @@ function offeredVersions (options: DocsVersionOptions, released: readonly string
   return previews.length === 0 ? released : options.versions.versions.map((version) => version.value).filter((value) => released.includes(value) || previews.includes(value))
 }
 
-/** The two versions of a request (of `offered`, newest first), or the 400 saying what is accepted. */
-function range (query: { from?: string, to?: string, format?: string }, options: DocsVersionOptions, offered: readonly string[]): { from: string, to: string } {
+/**
+ * The two versions of a request (of `offered`, newest first), or the 400 saying what is accepted; one left out is
+ * the oldest release (`from`) or the newest (`to`): `<docsUrl>/upgrade` alone is the guide of every change.
+ */
+function range (query: { from?: string, to?: string, format?: string }, options: DocsVersionOptions, versions: { offered: readonly string[], released: readonly string[] }): { from: string, to: string } {
+  const { offered, released } = versions
   if (query.format !== undefined && query.format !== 'json') throw new InvalidUpgradeRangeError(`Unknown format '${query.format}': the only format is json. ${rangeAccepted(offered)}`)
   const pick = (name: 'from' | 'to'): string => {
     const value = query[name]
+    if (value === undefined && released.length > 0) return name === 'to' ? released[0] : released[released.length - 1]
     const picked = resolveVersion(value, options)
     // A preview offered is named only by its whole value, as everywhere.
     if (!picked.ok && value !== undefined && offered.includes(value)) return value
@@ -200,7 +205,9 @@ function range (query: { from?: string, to?: string, format?: string }, options:
   const to = pick('to')
   if (offered.indexOf(from) <= offered.indexOf(to)) {
     // A value served as another version (a plain date, one before a release to come) says which.
-    const shown = (name: 'from' | 'to', version: string): string => query[name] === version ? `'${name}' (${version})` : `'${name}' (${JSON.stringify(query[name])}, served as ${version})`
+    const shown = (name: 'from' | 'to', version: string): string => query[name] === version
+      ? `'${name}' (${version})`
+      : query[name] === undefined ? `'${name}' (${version}, the ${name === 'to' ? 'newest release' : 'oldest version'} when left out)` : `'${name}' (${JSON.stringify(query[name])}, served as ${version})`
     throw new InvalidUpgradeRangeError(`${shown('from', from)} must be older than ${shown('to', to)}. ${rangeAccepted(offered)}`)
   }
   return { from, to }
@@ -230,7 +237,7 @@ function registerUpgradeGuide (
       builtFor = released
     }
     const offered = offeredVersions(options, released, previews)
-    const { from, to } = range(query, options, offered)
+    const { from, to } = range(query, options, { offered, released })
     // The page lists the versions offered and links with the channel it was asked with.
     const key = [from, to, ...(previewChannel ? ['channel=preview', ...previews] : [])].join('\n')
     let known = built.get(key)

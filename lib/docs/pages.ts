@@ -175,6 +175,11 @@ function versionSelect (name: string, values: readonly string[], selected: strin
   return `<label>${name} <select name="${name}">${options}</select></label>`
 }
 
+/** The status a version answers an example's error with, when a converter changed it: `, answered 400`. */
+function answeredAs (status: number | undefined): string {
+  return status === undefined ? '' : `, answered ${status}`
+}
+
 function changeSection (change: UpgradeChange): string {
   const badge = (status: string): string => status === 'changed' ? '' : ` <span class="badge">${status}</span>`
   const operations = change.operations.map((operation) =>
@@ -185,8 +190,8 @@ function changeSection (change: UpgradeChange): string {
   const examples = change.examples.map((example) =>
     `<div class="example"><h4>${escapeHtml(`${example.operation}: ${example.part}${example.status === undefined ? '' : ` (${example.status})`}`)}</h4>` +
     (example.shows === undefined ? '' : `<p>With ${escapeHtml(example.shows)}:</p>`) +
-    `<div class="before"><h5>${escapeHtml(change.previousVersion)} (before)</h5><pre>${json(example.before)}</pre></div>` +
-    `<div class="after"><h5>${escapeHtml(change.version)} (after)</h5><pre>${json(example.after)}</pre></div></div>`).join('')
+    `<div class="before"><h5>${escapeHtml(change.previousVersion)} (before${answeredAs(example.answered?.before)})</h5><pre>${json(example.before)}</pre></div>` +
+    `<div class="after"><h5>${escapeHtml(change.version)} (after${answeredAs(example.answered?.after)})</h5><pre>${json(example.after)}</pre></div></div>`).join('')
   const notes = change.notes.map((note) => `<li>${escapeHtml(note)}</li>`).join('')
   return `<section class="change"><h2>${escapeHtml(change.version)}: ${escapeHtml(change.name)}</h2>` +
     `<p>${escapeHtml(change.description)}</p>${change.sideEffects ? '<p><span class="badge deprecated">side effects</span></p>' : ''}` +

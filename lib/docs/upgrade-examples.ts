@@ -7,12 +7,13 @@ import type { TSchema } from '@sinclair/typebox'
 import { UnconvertibleResponseError } from '../core/request-errors'
 import { exampleOf } from '../values/examples'
 import { applyShape } from '../values/shape-walk'
+import { inSchemaOrder } from '../values/key-order'
 import { copyJson, runStepsToBody } from '../serve/step-runner'
-import { migrateWith, type MigrationEngine } from '../serve/migrate-response-body'
+import { migrateAnswerWith, type MigrationEngine } from '../serve/migrate-response-body'
 import type { VersionerState } from '../routes/versioner-state'
 import type { PlannedRoute } from '../routes/converter-steps'
 import { isEndpointInstruction } from '../describe/instructions'
-import { enumDifferences, type EnumDifference } from './enum-differences'
+import { ExampleCases, type Case } from './example-cases'
 import type { VersionChangeDescriptor } from '../describe/version-change-reader'
 
 /**
@@ -29,8 +30,10 @@ export interface UpgradeExample {
   /** `POST /users`, or `webhook user.created`. */
   readonly operation: string
   readonly part: 'request body' | 'response body' | 'webhook payload'
-  /** The response status (key of the response map), for response bodies. */
+  /** The response's status as the documents key it (`201`, `404`, `4XX`, `default`), for response bodies. */
   readonly status?: string
+  /** The statuses the two versions answer an error with, when a converter of either changed the one of `status`. */
+  readonly answered?: { readonly before: number, readonly after: number }
   /** What the example shows, when it was made for it: `the value "refunded" of OrderStatus, which 2000-01-01 lacks`. */
   readonly shows?: string
   /** The payload in the version before the change. */
@@ -47,16 +50,13 @@ interface ExampleSink {
   readonly notes: string[]
 }
 
-/** One example to make: the documents' own (no `toward`), or one holding an enum value or a schema the change edits. */
-interface Case {
-  readonly toward?: { readonly isTarget: (node: object) => boolean, readonly value: unknown }
-  readonly shows?: string
-}
-
 /** What one example is of: the operation and part, and for a response the route's converters. */
 interface Payload extends Pick<UpgradeExample, 'operation' | 'part' | 'status'> {
-  readonly on?: Parameters<typeof migrateWith>[3]
+  readonly on?: Parameters<typeof migrateAnswerWith>[3]
 }
+
+/** What a case of an example makes: the payload in both versions (and, for an error, the statuses they answer). */
+type Pair = Pick<UpgradeExample, 'before' | 'after' | 'answered'>
 
 /** An error's message (a converter's failure is wrapped, with what it threw). */
 function messageOf (error: unknown): string {
@@ -91,13 +91,14 @@ interface Same {
  * ```
  */
 export class ChangeExamples {
-  private readonly enums: readonly EnumDifference[]
+  /** The cases the examples are made of. */
+  private readonly made: ExampleCases
 
   constructor (
     private readonly state: VersionerState, private readonly engine: MigrationEngine, private readonly sink: ExampleSink,
     readonly change: VersionChangeDescriptor, private readonly level: number
   ) {
-    this.enums = enumDifferences(state, change, level)
+    this.made = new ExampleCases(state, engine, change, { level, version: sink.version, previousVersion: sink.previousVersion })
   }
 
   /** The label of a payload in notes. */
@@ -118,18 +119,19 @@ export class ChangeExamples {
   }
 
   /** Adds the examples of `cases` made by `make`, or notes: a pair the same in both versions is not shown. */
-  private async add (at: Payload, cases: readonly Case[], make: (item: Case) => Promise<Pick<UpgradeExample, 'before' | 'after'>>, same: Same): Promise<void> {
+  private async add (at: Payload, cases: readonly Case[], make: (item: Case) => Promise<Pair>, same: Same): Promise<void> {
     let unchanged = 0
     const shown: UpgradeExample[] = []
     for (const item of cases) {
       try {
-        const { before, after } = await make(item)
-        if (sameJson(before, after)) {
+        const pair = await make(item)
+        const { before, after } = pair
+        if (sameJson(before, after) && pair.answered === undefined) {
           unchanged++
           continue
         }
         const status = at.status === undefined ? {} : { status: at.status }
-        const example = { operation: at.operation, part: at.part, ...status, ...(item.shows === undefined ? {} : { shows: item.shows }), before, after }
+        const example = { operation: at.operation, part: at.part, ...status, ...(item.shows === undefined ? {} : { shows: item.shows }), ...pair }
         // The same pair as an earlier case's (HEAD's example already holds the enum value): shown once, saying what it shows.
         const repeated = shown.find((earlier) => sameJson(earlier.before, before) && sameJson(earlier.after, after))
         if (repeated !== undefined) {
@@ -153,36 +155,19 @@ export class ChangeExamples {
   }
 
   /** Adds the pairs of `cases` that differ (none that fails: the note that the pair is the same stands); true when one was added. */
-  private async addHeld (at: Payload, make: (item: Case) => Promise<Pick<UpgradeExample, 'before' | 'after'>>, cases: readonly Case[]): Promise<boolean> {
+  private async addHeld (at: Payload, make: (item: Case) => Promise<Pair>, cases: readonly Case[]): Promise<boolean> {
     const added = this.sink.examples.length
     for (const item of cases) {
       const pair = await make(item).catch(() => undefined)
-      if (pair === undefined || sameJson(pair.before, pair.after)) continue
+      if (pair === undefined || (sameJson(pair.before, pair.after) && pair.answered === undefined)) continue
       this.sink.examples.push({ operation: at.operation, part: at.part, ...(at.status === undefined ? {} : { status: at.status }), shows: item.shows, ...pair })
     }
     return this.sink.examples.length > added
   }
 
-  /** One case per schema the change edits that data of `root` can hold at `level`, holding its example there. */
-  private held (root: TSchema, level: number): Case[] {
-    const { generation, planner: { targets } } = this.state
-    const seeds = new Set(this.change.instructions.flatMap((instruction) => isEndpointInstruction(instruction) ? [] : [generation.seedOf(instruction.schema)]))
-    return [...seeds].flatMap((seed) => {
-      if (seed === undefined || !targets.occurs(root, seed.head, level)) return []
-      try {
-        const value = exampleOf(generation.formAt(seed.head, level), this.exampleOptions())
-        const shows = seed.display === 'schema' ? 'the schema this change edits' : `a ${seed.display}, which this change edits`
-        return [{ toward: { isTarget: targets.formOf(seed.head, level) as (node: object) => boolean, value }, shows }]
-      } catch {
-        return []
-      }
-    })
-  }
-
-  /** The options every example of the guide is built with (`toward` added per case). */
-  private exampleOptions (): Parameters<typeof exampleOf>[1] & object {
-    const { generation } = this.state
-    return { includeOptional: true, resolveRef: (ref: string) => generation.resolveAnyId(ref), formats: this.engine.formats, samples: this.engine.samples }
+  /** `value` with its keys in the order the version's `form` lists them (../values/key-order.ts). */
+  private ordered (form: TSchema, value: unknown): unknown {
+    return inSchemaOrder(form, value, (ref) => this.state.generation.resolveAnyId(ref))
   }
 
   /** Why an example could not be made. */
@@ -207,10 +192,10 @@ export class ChangeExamples {
     // version before it becomes one of the version after it only when all of them have run (decision 0271).
     const { changes } = this.state.steps[level]
     const converters = steps.filter((step) => changes.includes(step.converter.change))
-    await this.add(at, this.cases(body, level + 1, 'older'), async (item) => {
+    await this.add(at, this.made.cases(body, level + 1, 'older'), async (item) => {
       const make = (form: TSchema): unknown => {
         try {
-          return exampleOf(form, { ...this.exampleOptions(), toward: item.toward })
+          return exampleOf(form, { ...this.made.options(), toward: item.toward })
         } catch (error) {
           throw new Error(`${messageOf(error)} in version ${sink.previousVersion}`)
         }
@@ -228,20 +213,13 @@ export class ChangeExamples {
       // What the version after the change takes: fields the converters wrote for later versions (HEAD's internal ones) left out.
       const after = applyShape(afterForm, planner.requestRules, await runStepsToBody(converters, info, info.body, { method: at.method, reply: undefined }))
       const checkAfter = this.engine.validatorOf(afterForm)
-      if (checkAfter(copyJson(after))) return { before, after }
+      // Keys in the order each version's schema lists them, as a client writes them from its document.
+      if (checkAfter(copyJson(after))) return { before: this.ordered(beforeForm, before), after: this.ordered(afterForm, after) }
       if (item.toward !== undefined) {
         throw new Error(`no request converter of this change turns it into a value ${sink.version} has: such a request fails on the server (add one)`)
       }
       throw new Error(`the converted example does not match version ${sink.version}'s schema at '${checkAfter.errors?.[0]?.instancePath ?? ''}'`)
-    }, { touched, why: this.accepted(body), held: () => this.held(body, level + 1) })
-  }
-
-  /** Why a request the same in both versions is: the enum values only the version after the change accepts, if any. */
-  private accepted (body: TSchema): string | undefined {
-    const { targets } = this.state.planner
-    const values = this.enums.filter((difference) => targets.occurs(body, difference.head, this.level)).flatMap((difference) => difference.newer.map((member) => member.value))
-    if (values.length === 0) return undefined
-    return `a client of ${this.sink.previousVersion} sends the same bodies; ${this.sink.version} also accepts ${values.map((value) => JSON.stringify(value)).join(', ')}`
+    }, { touched, why: this.made.accepted(body), held: () => this.made.held(body, level + 1) })
   }
 
   /**
@@ -251,19 +229,26 @@ export class ChangeExamples {
    */
   async response (at: Payload, schema: TSchema, route?: PlannedRoute, answered: TSchema = schema): Promise<void> {
     const { planner } = this.state
+    const sent = at.on?.status ?? 200
+    // An error reaches only the converters declared with migrateHttpErrors, a success schema's among them (as served).
+    const responses = sent >= 300 ? route?.forms?.responses[this.level + 1]?.schemas : undefined
+    const steps = planner.responseSteps(route, schema, this.level + 1, responses, at.on?.slot).filter((step) => sent < 300 || step.converter.migrateHttpErrors)
     // A payload the change does not touch differs only by the other changes of its version: theirs to show.
-    const touched = this.touches(schema, planner.responseSteps(route, schema, this.level + 1, undefined, at.on?.slot))
+    const touched = this.touches(schema, steps)
     if (!touched) return
-    const migrated = async (item: Case, from: TSchema): Promise<Pick<UpgradeExample, 'before' | 'after'>> => {
-      const head = exampleOf(from, { ...this.exampleOptions(), toward: item.toward })
-      const before = await migrateWith(this.engine, schema, { latestBody: head, version: this.sink.previousVersion }, at.on)
-      const after = await migrateWith(this.engine, schema, { latestBody: head, version: this.sink.version }, at.on)
-      return { before, after }
+    const migrated = async (item: Case, from: TSchema): Promise<Pair> => {
+      const head = exampleOf(from, { ...this.made.options(), toward: item.toward })
+      const before = await migrateAnswerWith(this.engine, schema, { latestBody: head, version: this.sink.previousVersion }, at.on)
+      const after = await migrateAnswerWith(this.engine, schema, { latestBody: head, version: this.sink.version }, at.on)
+      const answered = before.status === sent && after.status === sent ? {} : { answered: { before: before.status, after: after.status } }
+      // Keys in the order each version's serializer writes them: what its clients read (decision 0325).
+      const { generation } = this.state
+      return { before: this.ordered(generation.formAt(schema, this.level + 1), before.body), after: this.ordered(generation.formAt(schema, this.level), after.body), ...answered }
     }
     // HEAD's first example a converter takes (the first one the documents show); the first one's failure when none does.
     const examples = (answered as { examples?: unknown }).examples
     const heads = Array.isArray(examples) && examples.length > 1 ? examples.map((example) => ({ ...answered, examples: [example] })) : [answered]
-    await this.add(at, this.cases(answered, 0, 'newer'), async (item) => {
+    await this.add(at, this.made.cases(answered, 0, 'newer'), async (item) => {
       if (item.toward !== undefined) return await migrated(item, answered)
       let failure: unknown
       for (const head of heads) {
@@ -274,20 +259,6 @@ export class ChangeExamples {
         }
       }
       throw failure
-    }, { touched, held: () => this.held(answered, 0) })
-  }
-
-  /** The documents' example, then one per enum value of `side` that can occur in data of `root` at `level`. */
-  private cases (root: TSchema, level: number, side: 'newer' | 'older'): Case[] {
-    const { targets } = this.state.planner
-    const cases: Case[] = [{}]
-    for (const difference of this.enums) {
-      if (difference[side].length === 0 || !targets.occurs(root, difference.head, level)) continue
-      const isTarget = targets.formOf(difference.head, level) as (node: object) => boolean
-      const lacking = side === 'newer' ? this.sink.previousVersion : this.sink.version
-      const of = difference.display === 'schema' ? 'enum' : `enum ${difference.display}`
-      for (const { value, toward } of difference[side]) cases.push({ toward: { isTarget, value: toward }, shows: `the ${of} value ${JSON.stringify(value)}, which ${lacking} lacks` })
-    }
-    return cases
+    }, { touched, held: () => this.made.held(answered, 0) })
   }
 }

@@ -7,8 +7,9 @@ import type { TSchema } from '@sinclair/typebox'
 import type { MigrationEngine } from '../serve/migrate-response-body'
 import { applies, type RouteState } from '../routes/timeline'
 import { isSuccessKey, routeSchemas, type BehaviourRoute } from '../routes/version-plan'
-import { answersSuccess } from '../routes/schema-forms'
+import { answersSuccess, slotParts } from '../routes/schema-forms'
 import type { VersionerState } from '../routes/versioner-state'
+import type { ConverterStep } from '../routes/converter-steps'
 import type { DeclaredWebhook } from '../routes/webhooks'
 import { isEndpointInstruction } from '../describe/instructions'
 import type { VersionChangeDescriptor } from '../describe/version-change-reader'
@@ -147,7 +148,7 @@ export class UpgradeGuides {
         const was = !added.includes(method) || gone.length === 0 ? moved : { ...moved, previousMethod: gone.join(',') }
         const own = added.includes(method) && gone.length === 0 ? 'added' : status
         entry.operations.push({ method, path: formatParamUrl(state.path), ...named, ...was, status: own })
-        if (own === 'changed') await this.routeExamples(examples, { head, method, level })
+        if (own === 'changed') await this.routeExamples(examples, { head, method, level, notes: entry.notes })
       }
       for (const method of added.length === 0 ? gone : []) entry.operations.push({ method, path: formatParamUrl(previous.path), ...named, status: 'removed' })
     }
@@ -186,8 +187,8 @@ export class UpgradeGuides {
       Object.entries(responses).some(([key, schema]) => ours(planner.responseSteps(route, schema, level + 1, isSuccessKey(key) ? undefined : responses, key)))
   }
 
-  /** The request body and success response examples of one operation of a route, before and after step `level`. */
-  private async routeExamples (examples: ChangeExamples, at: { head: NonNullable<Subject['route']>, method: string, level: number }): Promise<void> {
+  /** The request body and response examples (successes, and errors the change reshapes) of one operation of a route, before and after step `level`. */
+  private async routeExamples (examples: ChangeExamples, at: { head: NonNullable<Subject['route']>, method: string, level: number, notes: string[] }): Promise<void> {
     const { head, method, level } = at
     const operation = `${method} ${formatParamUrl(head.timeline[level].path)}`
     // A body declared by media type: each of its schemas once.
@@ -196,9 +197,28 @@ export class UpgradeGuides {
     // What HEAD's handler answers: a newer change may have given both versions another response (`had({ response })`).
     const answered = head.forms.responses[0].schemas
     for (const [slot, schema] of Object.entries(head.forms.responses[level].schemas)) {
-      if (answersSuccess(slot) && before[slot] === schema && answered[slot] !== undefined) {
-        await examples.response({ operation, part: 'response body', status: slot, on: { route: head, method, slot } }, schema, head, answered[slot])
-      }
+      if (before[slot] !== schema || answered[slot] === undefined) continue
+      // An error slot's body as the version's error converters give it (`default` is shown as the success it also is).
+      const status = answersSuccess(slot) ? {} : { status: errorStatusOf(slot) }
+      await examples.response({ operation, part: 'response body', status: statusKeyOf(slot), on: { route: head, method, slot, ...status } }, schema, head, answered[slot])
+    }
+    // Errors the change's error converters run on, of no schema the route declares: there is nothing to make their example of.
+    const ours = (step: ConverterStep): boolean => step.converter.change === examples.change && step.converter.migrateHttpErrors
+    if (!Object.keys(before).some((slot) => !isSuccessKey(slot)) && this.state.planner.responseSteps(head, undefined, level + 1, before).some(ours)) {
+      at.notes.push(`${operation} error responses: this change's converters declared with migrateHttpErrors run on them, but the route declares ` +
+        'no error response to make an example of: declare its schema (response: { 404: … }) to show the bodies')
     }
   }
+}
+
+/** A response slot's status as the documents key it (`404`, `4XX`, `default`), with its media type in a `content` map. */
+function statusKeyOf (slot: string): string {
+  const [status, media] = slotParts(slot)
+  return `${status.replace(/^(\d)xx$/, '$1XX')}${media === undefined ? '' : ` ${media}`}`
+}
+
+/** The status an error slot's example is sent with: its own, or a range's first (`4xx`: 400). */
+function errorStatusOf (slot: string): number {
+  const [status] = slotParts(slot)
+  return /^\dxx$/.test(status) ? Number(status[0]) * 100 : Number(status)
 }

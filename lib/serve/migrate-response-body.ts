@@ -125,6 +125,17 @@ interface MigratedOn {
   readonly route: PlannedRoute
   readonly method: string
   readonly slot?: string
+  /**
+   * The status HEAD answers with (200 when omitted): an error one (≥ 300) reaches only `migrateHttpErrors` converters,
+   * a success schema's on the whole body too, as when served (../routes/version-plan.ts).
+   */
+  readonly status?: number
+}
+
+/** A body migrated for a route's response, and the status the version answers it with (a converter may change it). */
+interface MigratedAnswer {
+  readonly body: unknown
+  readonly status: number
 }
 
 /**
@@ -132,15 +143,32 @@ interface MigratedOn {
  * with `on`, that route's by-path converters run too.
  */
 export function migrateWith (engine: MigrationEngine, schema: TSchema, options: MigrateResponseBodyOptions, on?: MigratedOn): unknown {
+  const answer = migrateAnswerWith(engine, schema, options, on)
+  return answer instanceof Promise ? answer.then((migrated) => migrated.body) : answer.body
+}
+
+/**
+ * {@link migrateWith}, with the status the version answers: an error response of a route (`on.status` ≥ 300) through
+ * the converters serving runs on it, checked against the version's schema of its slot.
+ * @example
+ * ```ts
+ * const on = { route, method: 'GET', slot: '404', status: 404 }
+ * const { body, status } = await migrateAnswerWith(engine, NotFound, { latestBody: { code: 'not_found', message: 'No such user' }, version: '2000-01-01' }, on)
+ * ```
+ */
+export function migrateAnswerWith (engine: MigrationEngine, schema: TSchema, options: MigrateResponseBodyOptions, on?: MigratedOn): MigratedAnswer | Promise<MigratedAnswer> {
   const version = targetVersion(engine.bundle, options.version)
   const level = engine.generation.levelOf(version)
-  const steps = engine.planner.responseSteps(on?.route, schema, level, undefined, on?.slot)
+  const sent = on?.status ?? 200
+  // An error's steps also hold the converters of the route's success schemas declared with migrateHttpErrors.
+  const responses = sent >= 300 ? on?.route.forms?.responses[level]?.schemas : undefined
+  const steps = engine.planner.responseSteps(on?.route, schema, level, responses, on?.slot)
   const copied = engine.copyOf(schema, options.latestBody)
   if (copied === options.latestBody && typeof copied === 'object' && copied !== null) {
     // What JSON cannot write is kept as it is by copyJson: the shape walk would change the caller's own object.
     throw new InvalidOptionError('migrateResponseBody\'s latestBody is not JSON data: JSON cannot write it (a BigInt, a cycle); give it as JSON would send it.')
   }
-  const info = { body: copied, statusCode: 200, headers: {}, raw: options.latestBody, setCookie () {}, deleteCookie () {} }
+  const info = { body: copied, statusCode: sent, headers: {}, raw: options.latestBody, setCookie () {}, deleteCookie () {} }
   const unwrap = (failure: unknown): never => {
     // What the converter threw, when it is an Error; anything else becomes a coded error naming the converter.
     if (!(failure instanceof ConverterFailure)) throw failure
@@ -149,19 +177,21 @@ export function migrateWith (engine: MigrationEngine, schema: TSchema, options: 
   }
   let result: unknown
   try {
-    const run = (): unknown => runStepsToBody(steps, info, copied, { method: on?.method, reply: undefined })
+    // An error's status chooses its steps as the reply's does when served; a body given alone runs every step.
+    const run = (): unknown => runStepsToBody(steps, info, copied, { method: on?.method, reply: sent >= 300 ? info : undefined })
     result = engine.storesVersion ? runInVersion(engine.bundle, version, run) : run()
   } catch (failure) {
     return unwrap(failure)
   }
   const form = engine.generation.formAt(schema, level)
-  const finish = (body: unknown): unknown => {
+  const finish = (body: unknown): MigratedAnswer => {
     // A body given alone has no status: one a converter made an error is refused, never given as the version's (decision 0244).
-    if (info.statusCode >= 300) {
+    if (sent < 300 && info.statusCode >= 300) {
       throw new UnconvertibleResponseError(`migrateResponseBody: a converter set the status ${info.statusCode} for API version ${version}: that version ` +
         'answers this body with an error, which a body given alone (a webhook) cannot say; it is not sent to that version as if it were a success.')
     }
-    return checked(engine, { schema, form, level, version, latestBody: options.latestBody }, applyShape(form, engine.rules, body))
+    const shaped = checked(engine, { schema, form, level, version, latestBody: options.latestBody }, applyShape(form, engine.rules, body))
+    return { body: shaped, status: info.statusCode }
   }
   return result instanceof Promise ? result.then(finish, unwrap) : finish(result)
 }

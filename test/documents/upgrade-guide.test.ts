@@ -125,8 +125,9 @@ test('the HTML page shows every change, its operations and its examples, escaped
 test('a bad range is a 400 saying what is accepted', async (t) => {
   const app = await example(t)
   for (const [query, says] of [
-    ['from=2000-01-01', "Missing 'to'"],
-    ['to=2002-01-01', "Missing 'from'"],
+    ['from=2000-01-01&to=', "Missing 'to'"],
+    ['from=&to=2002-01-01', "Missing 'from'"],
+    ['from=2002-01-01', "'from' (2002-01-01) must be older than 'to' (2002-01-01, the newest release when left out)"],
     ['from=1999-01-01&to=2002-01-01', '\'from\' "1999-01-01" is not a version this API serves'],
     ['from=2000-01-01&to=tomorrow', '\'to\' "tomorrow" is not a version'],
     ['from=2002-01-01&to=2000-01-01', "'from' (2002-01-01) must be older than 'to' (2000-01-01)"],
@@ -141,6 +142,19 @@ test('a bad range is a 400 saying what is accepted', async (t) => {
     t.equal(body.code, 'FST_VERSIONER_INVALID_UPGRADE_RANGE')
     t.ok(body.message.includes(says), `${query}: ${body.message}`)
     t.ok(body.message.includes('2002-01-01, 2001-01-01, 2000-01-01'), `${query}: the versions are listed`)
+  }
+})
+
+test('regression: /docs/upgrade alone, the URL the docs name, is the guide of every change, not a 400; one version given leads to or from it', async (t) => {
+  const app = await example(t)
+  const page = await app.inject('/docs/upgrade')
+  t.equal(page.statusCode, 200, 'a page, not a 400 in JSON')
+  t.match(page.headers['content-type'], /^text\/html/)
+  t.ok(page.body.includes('upgrading from 2000-01-01 to 2002-01-01'), 'from the oldest version to the newest release')
+  for (const [query, from, to] of [['from=2001-01-01', '2001-01-01', '2002-01-01'], ['to=2001-01-01', '2000-01-01', '2001-01-01'], ['', '2000-01-01', '2002-01-01']]) {
+    const guide = await guideOf(app, ...([from, to] as const))
+    const asked = (await app.inject(`/docs/upgrade?${query}${query === '' ? '' : '&'}format=json`)).json<UpgradeGuide>()
+    t.same(asked, guide, `?${query}: the guide from ${from} to ${to}`)
   }
 })
 
@@ -521,7 +535,8 @@ test('regression: two changes of one version renaming fields of one request body
   }
   const problem = guide.changes.find((entry) => entry.name === 'ProblemCodeWasKind')
   t.same(problem?.operations.map((operation) => `${operation.method} ${operation.path}`), ['POST /orders'])
-  t.same(problem?.examples, [], 'the change touching neither body shows no example of them')
+  t.same(problem?.examples, [{ operation: 'POST /orders', part: 'response body', status: '422', before: { kind: 'example' }, after: { code: 'example' } }],
+    'the change touching neither body shows no example of them, only of the error body it reshapes')
   t.same(problem?.notes, [])
   // What the guide says is what the server does.
   for (const [version, body] of [['2000-01-01', pair.before], ['2001-01-01', pair.after]] as const) {
