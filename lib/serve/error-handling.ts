@@ -32,6 +32,8 @@ type Refusal =
   | { readonly kind: 'unknown-name', readonly date: string, readonly name: string }
   /** Several versions separated by commas, each served: a header sent more than once (Node joins the values with ', '), or a list. */
   | { readonly kind: 'several', readonly versions: readonly string[] }
+  /** One served version beside empty values: a header sent again empty (`2001-01-01, `), or a trailing comma. */
+  | { readonly kind: 'with-empty', readonly version: string }
   /** A value that differs from `version` only in case or surrounding spaces (`string` format), or in spaces. */
   | { readonly kind: 'near', readonly version: string }
   /** Written YYYY-MM-DD with a month and a day of a month, but no day of the calendar (`2025-02-30`). */
@@ -58,8 +60,7 @@ function nameOf (value: string): string | undefined {
 
 /** The date a value's date part stands for in the format (a month for `month`), or `undefined` when it is none. */
 function dateIn (text: string, format: Resolving['format']): string | undefined {
-  if (format === 'month') return monthOf(text)
-  return isIsoDate(text) ? text : undefined
+  return format === 'month' ? monthOf(text) : isIsoDate(text) ? text : undefined
 }
 
 /**
@@ -74,8 +75,10 @@ export function classifyRefusal (picked: Refused, options: Resolving): Refusal {
   const value = picked.requested
   if (picked.reason === 'missing' || value === undefined) return { kind: 'missing' }
   if (picked.reason === 'too-old') return { kind: 'too-old' }
-  const parts = value.split(',').map((part) => part.trim())
-  if (parts.length > 1 && parts.every((part) => resolveVersion(part, options).ok)) return { kind: 'several', versions: parts }
+  const listed = value.split(',').map((part) => part.trim()).filter((part) => part !== '')
+  if (value.includes(',') && listed.length > 0 && listed.every((part) => resolveVersion(part, options).ok)) {
+    return listed.length === 1 ? { kind: 'with-empty', version: listed[0] } : { kind: 'several', versions: listed }
+  }
   const { format } = options
   const released = releasedNow(options).values
   const trimmed = value.trim()
@@ -124,6 +127,8 @@ export function refusalReason (refusal: Refusal, options: Resolving): string | u
       return `versions are matched exactly: send '${refusal.version}'.`
     case 'several':
       return `it holds several versions (${refusal.versions.join(', ')}), as a header sent more than once arrives: send one.`
+    case 'with-empty':
+      return `it holds ${refusal.version} and an empty value, as a header sent again empty or a trailing comma arrives: send '${refusal.version}' alone.`
     case 'other-name': {
       const whose = refusal.named === undefined ? '' : ` ('${refusal.name}' is the name of ${refusal.named})`
       return refusal.version === refusal.date
@@ -168,10 +173,7 @@ function describeLocation (options: Pick<VersionPickerOptions, 'location' | 'par
  * (a pin or default the picker chose): the message then never says the request sent it.
  */
 export function pickingErrorMessage (
-  picked: Refused,
-  options: Pick<VersionPickerOptions, 'location' | 'parameterName'> & Resolving,
-  prefix: string,
-  named: boolean
+  picked: Refused, options: Pick<VersionPickerOptions, 'location' | 'parameterName'> & Resolving, prefix: string, named: boolean
 ): string {
   const released = releasedNow(options).values
   const supported = `Supported versions: ${released.join(', ')}.`
