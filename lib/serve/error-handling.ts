@@ -34,7 +34,7 @@ type Refusal =
   | { readonly kind: 'several', readonly versions: readonly string[] }
   /** One served version beside empty values: a header sent again empty (`2001-01-01, `), or a trailing comma. */
   | { readonly kind: 'with-empty', readonly version: string }
-  /** A value that differs from `version` only in case or surrounding spaces (`string` format), or in spaces. */
+  /** A value that differs from `version` only in case, surrounding spaces or quotes (`string` format), or in spaces or quotes. */
   | { readonly kind: 'near', readonly version: string }
   /** Written YYYY-MM-DD with a month and a day of a month, but no day of the calendar (`2025-02-30`). */
   | { readonly kind: 'no-such-day' }
@@ -81,12 +81,12 @@ export function classifyRefusal (picked: Refused, options: Resolving): Refusal {
   }
   const { format } = options
   const released = releasedNow(options).values
-  const trimmed = value.trim()
+  const bare = value.trim().replace(/^(["'])(.*)\1$/, '$2').trim()
   if (format === 'string') {
-    const near = released.find((candidate) => candidate.toLowerCase() === trimmed.toLowerCase())
+    const near = released.find((candidate) => candidate.toLowerCase() === bare.toLowerCase())
     return near === undefined ? { kind: 'unknown' } : { kind: 'near', version: near }
   }
-  if (trimmed !== value && resolveVersion(trimmed, options).ok) return { kind: 'near', version: trimmed }
+  if (bare !== value && resolveVersion(bare, options).ok) return { kind: 'near', version: bare }
   const named = (name: string): string | undefined => released.find((candidate) => nameOf(candidate) === name)
   const dated = DATED_NAME.exec(value)
   const date = dated === null ? undefined : dateIn(dated[1], format)

@@ -518,6 +518,9 @@ test('regression: a refused version value says what is wrong and what is accepte
       ['zinnia', "it must be a date written YYYY-MM-DD or a named version's full name (2025-06-01.dahlia, 2024-09-30.acacia)."],
       ['2025-02-30', 'there is no such day: send a day of the calendar, written YYYY-MM-DD.'],
       ['2025-06-01T09:00:00Z', "a version is a date without a time: send '2025-06-01'."],
+      // Quotes kept from JSON, a shell or a .env file: the version to send, not "it must be a date".
+      ['"2025-06-01.dahlia"', "versions are matched exactly: send '2025-06-01.dahlia'."],
+      ["'2024-05-01'", "versions are matched exactly: send '2024-05-01'."],
       ...(location === 'path' ? [[' 2025-06-01', "versions are matched exactly: send '2025-06-01'."]] : [])
     ]) {
       const response = location === 'header' ? await getWith(app, '/echo', value) : await app.inject({ url: `/${encodeURIComponent(value)}/echo` })
@@ -620,7 +623,8 @@ test('the refusal classifier (fast-check): total, sound (what it tells to send i
     const single = namedVersionValues(values, previews.map((value) => value.split('.').at(-1) ?? value))
     // Lists too, as a header sent more than once arrives (Node joins its values with ', '), empty members among them.
     const lists = fc.array(fc.oneof(single, fc.constantFrom(...values, '', ' ')), { minLength: 2, maxLength: 3 }).map((parts) => parts.join(','))
-    fc.assert(fc.property(fc.oneof({ arbitrary: single, weight: 4 }, { arbitrary: lists, weight: 1 }), (value) => {
+    const quoted = fc.tuple(fc.constantFrom('"', "'"), single).map(([quote, value]) => `${quote}${value}${quote}`)
+    fc.assert(fc.property(fc.oneof({ arbitrary: single, weight: 4 }, { arbitrary: lists, weight: 1 }, { arbitrary: quoted, weight: 1 }), (value) => {
       const picked = resolveVersion(value, { versions: withPreviews, format })
       if (picked.ok) return
       refused++
@@ -646,7 +650,7 @@ test('the refusal classifier (fast-check): total, sound (what it tells to send i
           if (values.some((candidate) => dateOf(candidate) === refusal.date || candidate.split('.')[1] === refusal.name)) problems.push(`${value}: unknown-name, but known`)
           break
         case 'near':
-          if (!served(refusal.version) || refusal.version.toLowerCase() !== value.trim().toLowerCase()) problems.push(`${value}: near ${refusal.version}`)
+          if (!served(refusal.version) || refusal.version.toLowerCase() !== value.trim().replace(/^(["'])(.*)\1$/, '$2').trim().toLowerCase()) problems.push(`${value}: near ${refusal.version}`)
           break
         case 'too-old':
           if (format === 'string' || !served(values[0])) problems.push(`${value}: too-old`)
@@ -662,6 +666,8 @@ test('the refusal classifier (fast-check): total, sound (what it tells to send i
           break
         }
       }
+      // A quoted value served without its quotes is always told so.
+      if (/^(["'])(.*)\1$/.test(value.trim()) && served(value.trim().slice(1, -1).trim()) && refusal.kind !== 'near') problems.push(`${value}: quoted, told as ${refusal.kind}`)
       // A list of values, each served, is always told as one (whatever its empty members).
       const members = value.split(',').map((part) => part.trim()).filter((part) => part !== '')
       if (value.includes(',') && members.length > 0 && members.every(served) && refusal.kind !== 'several' && refusal.kind !== 'with-empty') problems.push(`${value}: a list told as ${refusal.kind}`)
