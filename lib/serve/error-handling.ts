@@ -32,7 +32,7 @@ type Refusal =
   | { readonly kind: 'unknown-name', readonly date: string, readonly name: string }
   /** Several versions separated by commas, each served: a header sent more than once (Node joins the values with ', '), or a list. */
   | { readonly kind: 'several', readonly versions: readonly string[] }
-  /** One served version beside empty values: a header sent again empty (`2001-01-01, `), or a trailing comma. */
+  /** One served version beside empty values: a header sent again empty (`2001-01-01, `), or a trailing comma (decision 0288). */
   | { readonly kind: 'with-empty', readonly version: string }
   /** A value that differs from `version` only in case, surrounding spaces or quotes (`string` format), or in spaces or quotes. */
   | { readonly kind: 'near', readonly version: string }
