@@ -110,11 +110,11 @@ function plainValue (format: Resolving['format']): string {
 }
 
 /**
- * The words of a refusal: what is wrong and what is accepted, one or two sentences ending with a period; `undefined`
- * when there is nothing to say but the list of versions (`missing`, `unknown`).
+ * The words of a refusal: what is wrong and what is accepted, one or two sentences ending with a period (a list as a
+ * header sent twice only for `location: 'header'`); `undefined` when only the versions can be listed (`missing`, `unknown`).
  */
-export function refusalReason (refusal: Refusal, options: Resolving): string | undefined {
-  const { format } = options
+export function refusalReason (refusal: Refusal, options: Resolving & Partial<Pick<VersionPickerOptions, 'location'>>): string | undefined {
+  const { format, location } = options
   const named = releasedNow(options).values.filter((value) => nameOf(value) !== undefined)
   const fullNames = named.length === 0 ? '' : ` or a named version's full name (${named.join(', ')})`
   switch (refusal.kind) {
@@ -126,9 +126,9 @@ export function refusalReason (refusal: Refusal, options: Resolving): string | u
     case 'near':
       return `versions are matched exactly: send '${refusal.version}'.`
     case 'several':
-      return `it holds several versions (${refusal.versions.join(', ')}), as a header sent more than once arrives: send one.`
+      return `it holds several versions (${refusal.versions.join(', ')})${location === 'header' ? ', as a header sent more than once arrives' : ''}: send one.`
     case 'with-empty':
-      return `it holds ${refusal.version} and an empty value, as a header sent again empty or a trailing comma arrives: send '${refusal.version}' alone.`
+      return `it holds ${refusal.version} and an empty value${location === 'header' ? ', as a header sent again empty or a trailing comma arrives' : ''}: send '${refusal.version}' alone.`
     case 'other-name': {
       const whose = refusal.named === undefined ? '' : ` ('${refusal.name}' is the name of ${refusal.named})`
       return refusal.version === refusal.date

@@ -606,6 +606,14 @@ test('regression: a version header sent again empty (or with a trailing comma) i
     t.equal(jsonOf(response).message, `${format === 'string' ? 'Unknown' : 'Invalid'} API version '${value}' in the 'x-api-version' header: ` +
       `it holds ${version} and an empty value, as a header sent again empty or a trailing comma arrives: send '${version}' alone. Supported versions: ${values.join(', ')}.`)
   }
+  // In a path, a list is no header sent twice: the words say what it holds only.
+  const app = await versionedApp(t, bundleOf(DATES), undefined, { versioner: { apiVersionLocation: 'path' } })
+  await app.register(echoRoute)
+  const where = "in the path, right after '/' (as in /<version>/…)"
+  t.equal(jsonOf(await app.inject({ url: '/2001-01-01,/echo' })).message,
+    `Invalid API version '2001-01-01,' ${where}: it holds 2001-01-01 and an empty value: send '2001-01-01' alone. ${SUPPORTED_DATES}`)
+  t.equal(jsonOf(await app.inject({ url: '/2001-01-01,2002-01-01/echo' })).message,
+    `Invalid API version '2001-01-01,2002-01-01' ${where}: it holds several versions (2001-01-01, 2002-01-01): send one. ${SUPPORTED_DATES}`)
 })
 
 test('the refusal classifier (fast-check): total, sound (what it tells to send is served), blind to previews', async (t) => {
