@@ -32,7 +32,9 @@ type Refusal =
   | { readonly kind: 'unknown-name', readonly date: string, readonly name: string }
   /** Several versions separated by commas, each served: a header sent more than once (Node joins the values with ', '), or a list. */
   | { readonly kind: 'several', readonly versions: readonly string[] }
-  /** A value that differs from `version` only in case or surrounding spaces (`string` format), or in spaces. */
+  /** One served version beside empty values: a header sent again empty (`2001-01-01, `), or a trailing comma (decision 0288). */
+  | { readonly kind: 'with-empty', readonly version: string }
+  /** A value that differs from `version` only in case, surrounding spaces or quotes (`string` format), or in spaces or quotes. */
   | { readonly kind: 'near', readonly version: string }
   /** Written YYYY-MM-DD with a month and a day of a month, but no day of the calendar (`2025-02-30`). */
   | { readonly kind: 'no-such-day' }
@@ -58,8 +60,7 @@ function nameOf (value: string): string | undefined {
 
 /** The date a value's date part stands for in the format (a month for `month`), or `undefined` when it is none. */
 function dateIn (text: string, format: Resolving['format']): string | undefined {
-  if (format === 'month') return monthOf(text)
-  return isIsoDate(text) ? text : undefined
+  return format === 'month' ? monthOf(text) : isIsoDate(text) ? text : undefined
 }
 
 /**
@@ -74,16 +75,18 @@ export function classifyRefusal (picked: Refused, options: Resolving): Refusal {
   const value = picked.requested
   if (picked.reason === 'missing' || value === undefined) return { kind: 'missing' }
   if (picked.reason === 'too-old') return { kind: 'too-old' }
-  const parts = value.split(',').map((part) => part.trim())
-  if (parts.length > 1 && parts.every((part) => resolveVersion(part, options).ok)) return { kind: 'several', versions: parts }
+  const listed = value.split(',').map((part) => part.trim()).filter((part) => part !== '')
+  if (value.includes(',') && listed.length > 0 && listed.every((part) => resolveVersion(part, options).ok)) {
+    return listed.length === 1 ? { kind: 'with-empty', version: listed[0] } : { kind: 'several', versions: listed }
+  }
   const { format } = options
   const released = releasedNow(options).values
-  const trimmed = value.trim()
+  const bare = value.trim().replace(/^(["'])(.*)\1$/, '$2').trim()
   if (format === 'string') {
-    const near = released.find((candidate) => candidate.toLowerCase() === trimmed.toLowerCase())
+    const near = released.find((candidate) => candidate.toLowerCase() === bare.toLowerCase())
     return near === undefined ? { kind: 'unknown' } : { kind: 'near', version: near }
   }
-  if (trimmed !== value && resolveVersion(trimmed, options).ok) return { kind: 'near', version: trimmed }
+  if (bare !== value && resolveVersion(bare, options).ok) return { kind: 'near', version: bare }
   const named = (name: string): string | undefined => released.find((candidate) => nameOf(candidate) === name)
   const dated = DATED_NAME.exec(value)
   const date = dated === null ? undefined : dateIn(dated[1], format)
@@ -107,11 +110,11 @@ function plainValue (format: Resolving['format']): string {
 }
 
 /**
- * The words of a refusal: what is wrong and what is accepted, one or two sentences ending with a period; `undefined`
- * when there is nothing to say but the list of versions (`missing`, `unknown`).
+ * The words of a refusal: what is wrong and what is accepted, one or two sentences ending with a period (a list as a
+ * header sent twice only for `location: 'header'`); `undefined` when only the versions can be listed (`missing`, `unknown`).
  */
-export function refusalReason (refusal: Refusal, options: Resolving): string | undefined {
-  const { format } = options
+export function refusalReason (refusal: Refusal, options: Resolving & Partial<Pick<VersionPickerOptions, 'location'>>): string | undefined {
+  const { format, location } = options
   const named = releasedNow(options).values.filter((value) => nameOf(value) !== undefined)
   const fullNames = named.length === 0 ? '' : ` or a named version's full name (${named.join(', ')})`
   switch (refusal.kind) {
@@ -123,7 +126,9 @@ export function refusalReason (refusal: Refusal, options: Resolving): string | u
     case 'near':
       return `versions are matched exactly: send '${refusal.version}'.`
     case 'several':
-      return `it holds several versions (${refusal.versions.join(', ')}), as a header sent more than once arrives: send one.`
+      return `it holds several versions (${refusal.versions.join(', ')})${location === 'header' ? ', as a header sent more than once arrives' : ''}: send one.`
+    case 'with-empty':
+      return `it holds ${refusal.version} and an empty value${location === 'header' ? ', as a header sent again empty or a trailing comma arrives' : ''}: send '${refusal.version}' alone.`
     case 'other-name': {
       const whose = refusal.named === undefined ? '' : ` ('${refusal.name}' is the name of ${refusal.named})`
       return refusal.version === refusal.date
@@ -168,10 +173,7 @@ function describeLocation (options: Pick<VersionPickerOptions, 'location' | 'par
  * (a pin or default the picker chose): the message then never says the request sent it.
  */
 export function pickingErrorMessage (
-  picked: Refused,
-  options: Pick<VersionPickerOptions, 'location' | 'parameterName'> & Resolving,
-  prefix: string,
-  named: boolean
+  picked: Refused, options: Pick<VersionPickerOptions, 'location' | 'parameterName'> & Resolving, prefix: string, named: boolean
 ): string {
   const released = releasedNow(options).values
   const supported = `Supported versions: ${released.join(', ')}.`

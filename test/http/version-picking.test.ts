@@ -518,6 +518,9 @@ test('regression: a refused version value says what is wrong and what is accepte
       ['zinnia', "it must be a date written YYYY-MM-DD or a named version's full name (2025-06-01.dahlia, 2024-09-30.acacia)."],
       ['2025-02-30', 'there is no such day: send a day of the calendar, written YYYY-MM-DD.'],
       ['2025-06-01T09:00:00Z', "a version is a date without a time: send '2025-06-01'."],
+      // Quotes kept from JSON, a shell or a .env file: the version to send, not "it must be a date".
+      ['"2025-06-01.dahlia"', "versions are matched exactly: send '2025-06-01.dahlia'."],
+      ["'2024-05-01'", "versions are matched exactly: send '2024-05-01'."],
       ...(location === 'path' ? [[' 2025-06-01', "versions are matched exactly: send '2025-06-01'."]] : [])
     ]) {
       const response = location === 'header' ? await getWith(app, '/echo', value) : await app.inject({ url: `/${encodeURIComponent(value)}/echo` })
@@ -587,6 +590,32 @@ function refusalBundle (values: readonly string[], previews: readonly string[] =
     ...values.map((value) => new Version(value)))
 }
 
+test('regression: a version header sent again empty (or with a trailing comma) is a 400 that names the version to send alone, not "it must be a date"', async (t) => {
+  // Node joins a header sent twice, once empty, as '2001-01-01, '; a client building a list may leave a trailing comma.
+  for (const [format, values, sent, version] of [
+    ['date', DATES, ['2001-01-01', ''], '2001-01-01'],
+    ['date', DATES, '2001-01-01,', '2001-01-01'],
+    ['date', DATES, ', 2001-06-01', '2001-06-01'],
+    ['string', ['v2', 'v1'], 'v1,', 'v1']
+  ] as const) {
+    const app = await versionedApp(t, bundleOf(values), undefined, { versioner: { apiVersionFormat: format } })
+    await app.register(echoRoute)
+    const response = await app.inject({ url: '/echo', headers: { 'x-api-version': typeof sent === 'string' ? sent : [...sent] } })
+    const value = typeof sent === 'string' ? sent : sent.join(', ')
+    t.equal(response.statusCode, 400, `${format} ${JSON.stringify(value)}`)
+    t.equal(jsonOf(response).message, `${format === 'string' ? 'Unknown' : 'Invalid'} API version '${value}' in the 'x-api-version' header: ` +
+      `it holds ${version} and an empty value, as a header sent again empty or a trailing comma arrives: send '${version}' alone. Supported versions: ${values.join(', ')}.`)
+  }
+  // In a path, a list is no header sent twice: the words say what it holds only.
+  const app = await versionedApp(t, bundleOf(DATES), undefined, { versioner: { apiVersionLocation: 'path' } })
+  await app.register(echoRoute)
+  const where = "in the path, right after '/' (as in /<version>/…)"
+  t.equal(jsonOf(await app.inject({ url: '/2001-01-01,/echo' })).message,
+    `Invalid API version '2001-01-01,' ${where}: it holds 2001-01-01 and an empty value: send '2001-01-01' alone. ${SUPPORTED_DATES}`)
+  t.equal(jsonOf(await app.inject({ url: '/2001-01-01,2002-01-01/echo' })).message,
+    `Invalid API version '2001-01-01,2002-01-01' ${where}: it holds several versions (2001-01-01, 2002-01-01): send one. ${SUPPORTED_DATES}`)
+})
+
 test('the refusal classifier (fast-check): total, sound (what it tells to send is served), blind to previews', async (t) => {
   const formats: Array<[ApiVersionFormat, readonly string[], readonly string[]]> = [
     ['date', NAMED, ['2026-01-01.preview', '2026-02-01.dahlia-beta']],
@@ -599,7 +628,11 @@ test('the refusal classifier (fast-check): total, sound (what it tells to send i
     const without = refusalBundle(values)
     const problems: string[] = []
     let refused = 0
-    fc.assert(fc.property(namedVersionValues(values, previews.map((value) => value.split('.').at(-1) ?? value)), (value) => {
+    const single = namedVersionValues(values, previews.map((value) => value.split('.').at(-1) ?? value))
+    // Lists too, as a header sent more than once arrives (Node joins its values with ', '), empty members among them.
+    const lists = fc.array(fc.oneof(single, fc.constantFrom(...values, '', ' ')), { minLength: 2, maxLength: 3 }).map((parts) => parts.join(','))
+    const quoted = fc.tuple(fc.constantFrom('"', "'"), single).map(([quote, value]) => `${quote}${value}${quote}`)
+    fc.assert(fc.property(fc.oneof({ arbitrary: single, weight: 4 }, { arbitrary: lists, weight: 1 }, { arbitrary: quoted, weight: 1 }), (value) => {
       const picked = resolveVersion(value, { versions: withPreviews, format })
       if (picked.ok) return
       refused++
@@ -625,7 +658,7 @@ test('the refusal classifier (fast-check): total, sound (what it tells to send i
           if (values.some((candidate) => dateOf(candidate) === refusal.date || candidate.split('.')[1] === refusal.name)) problems.push(`${value}: unknown-name, but known`)
           break
         case 'near':
-          if (!served(refusal.version) || refusal.version.toLowerCase() !== value.trim().toLowerCase()) problems.push(`${value}: near ${refusal.version}`)
+          if (!served(refusal.version) || refusal.version.toLowerCase() !== value.trim().replace(/^(["'])(.*)\1$/, '$2').trim().toLowerCase()) problems.push(`${value}: near ${refusal.version}`)
           break
         case 'too-old':
           if (format === 'string' || !served(values[0])) problems.push(`${value}: too-old`)
@@ -633,7 +666,19 @@ test('the refusal classifier (fast-check): total, sound (what it tells to send i
         case 'timed':
           if (!served(refusal.date) || !value.startsWith(`${refusal.date}T`)) problems.push(`${value}: timed ${refusal.date}`)
           break
+        case 'several':
+        case 'with-empty': {
+          const members = value.split(',').map((part) => part.trim()).filter((part) => part !== '')
+          const named = refusal.kind === 'several' ? refusal.versions : [refusal.version]
+          if (JSON.stringify(named) !== JSON.stringify(members) || !named.every(served) || (refusal.kind === 'several') !== (named.length > 1)) problems.push(`${value}: ${refusal.kind} ${named.join(', ')}`)
+          break
+        }
       }
+      // A quoted value served without its quotes is always told so.
+      if (/^(["'])(.*)\1$/.test(value.trim()) && served(value.trim().slice(1, -1).trim()) && refusal.kind !== 'near') problems.push(`${value}: quoted, told as ${refusal.kind}`)
+      // A list of values, each served, is always told as one (whatever its empty members).
+      const members = value.split(',').map((part) => part.trim()).filter((part) => part !== '')
+      if (value.includes(',') && members.length > 0 && members.every(served) && refusal.kind !== 'several' && refusal.kind !== 'with-empty') problems.push(`${value}: a list told as ${refusal.kind}`)
       // A value whose date part is a version's date always says which version that date is.
       const datePart = /^(\d{4}-\d{2}(?:-\d{2})?)\.[A-Za-z0-9_-]+$/.exec(value)?.[1]
       const atDate = datePart === undefined ? undefined : values.find((candidate) => dateOf(candidate) === (format === 'month' ? datePart.slice(0, 7) : datePart))

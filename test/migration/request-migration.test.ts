@@ -1309,3 +1309,80 @@ test('regression: a tuple position (Type.Tuple) holding a rebuilt object kept th
   t.equal((await app.inject({ method: 'POST', url: '/pairs', headers: v('2001-01-01'), payload })).statusCode, 200)
   t.same(received, [{ pair: ['x', { name: 'Ada' }], people: [{ name: 'Bo' }] }, payload], 'a field the version lacks is removed at a tuple position as in a list')
 })
+
+test('a query key sent more than once, which an old version\'s converter renames: a list where that version takes one (an array), its 400 naming the key where it takes a single value, as plain Fastify', async (t) => {
+  const Query = Type.Object({ statuses: Type.Optional(Type.Array(Type.String())), tags: Type.Optional(Type.Array(Type.String())) })
+  const seen: unknown[] = []
+  class OneStatusAndTag extends VersionChange {
+    description = 'Orders are filtered by several statuses (was one status) and tags (was tag, a list too).'
+    instructionsToMigrateToPreviousVersion = [
+      schema(Query).field('statuses').had({ name: 'status', type: Type.String() }),
+      schema(Query).field('tags').had({ name: 'tag' })
+    ]
+
+    @ConvertRequestToNextVersionFor('/orders', ['GET'])
+    rename (request: RequestInfo) {
+      seen.push({ ...request.queryParams })
+      // Renamed only: HEAD's validation (Fastify's coerceTypes: 'array') makes a single status a list.
+      request.queryParams.statuses = request.queryParams.status
+      request.queryParams.tags = request.queryParams.tag
+      delete request.queryParams.status
+      delete request.queryParams.tag
+    }
+  }
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', OneStatusAndTag), new Version('2000-01-01')) })
+  await app.register(versioned(async (api) => {
+    api.get('/orders', { schema: { querystring: Query } }, async (request) => request.query)
+  }))
+  const get = async (version: string, query: string) => await app.inject({ url: `/orders?${query}`, headers: v(version) })
+
+  let response = await get('2000-01-01', 'status=open&tag=a&tag=b')
+  t.equal(response.statusCode, 200)
+  t.same(response.json(), { statuses: ['open'], tags: ['a', 'b'] }, 'one status becomes a list in HEAD; repeated tags stay a list')
+  t.same(seen, [{ status: 'open', tag: ['a', 'b'] }], 'the converter sees the values as the version\'s schema took them')
+  response = await get('2000-01-01', 'tag=a')
+  t.same(response.json(), { tags: ['a'] }, 'one tag is a list of one, as the version\'s array type takes it')
+  seen.length = 0
+  response = await get('2000-01-01', 'status=open&status=held')
+  t.equal(response.statusCode, 400, 'the version took one status: two are its client\'s mistake')
+  t.same(response.json(), { statusCode: 400, code: 'FST_ERR_VALIDATION', error: 'Bad Request', message: 'querystring/status must be string' })
+  t.same(seen, [], 'no converter ran')
+  response = await get('2001-01-01', 'statuses=open&statuses=held')
+  t.same(response.json(), { statuses: ['open', 'held'] }, 'the newest version takes several')
+})
+
+test('a route\'s bodyLimit is on the bytes its client sent: an old body a converter makes larger than the limit is served, one over it is Fastify\'s 413 before any converter', async (t) => {
+  const Body = Type.Object({ fullName: Type.String(), notes: Type.String() })
+  const seen: unknown[] = []
+  class LongerBodies extends VersionChange {
+    description = 'A user has a full name (was name) and notes, which old clients did not send.'
+    instructionsToMigrateToPreviousVersion = [schema(Body).field('fullName').had({ name: 'name' }), schema(Body).field('notes').didntExist]
+
+    @ConvertRequestToNextVersionFor(Body)
+    grow (request: RequestInfo) {
+      seen.push(request.body.name)
+      request.body.fullName = request.body.name
+      request.body.notes = 'n'.repeat(100)
+      delete request.body.name
+    }
+  }
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', LongerBodies), new Version('2000-01-01')) })
+  await app.register(versioned(async (api) => {
+    api.post('/users', { bodyLimit: 40, schema: { body: Body } }, async (request) => ({ bytes: JSON.stringify(request.body).length }))
+  }))
+  const post = async (payload: string) => await app.inject({ method: 'POST', url: '/users', headers: v('2000-01-01', { 'content-type': 'application/json' }), payload })
+  const fits = JSON.stringify({ name: 'Ada Lovelace' })
+  let response = await post(fits)
+  t.ok(fits.length <= 40, 'the old body fits the limit')
+  t.equal(response.statusCode, 200)
+  t.ok(response.json().bytes > 40, 'HEAD\'s body is larger than the limit, and served')
+  const over = JSON.stringify({ name: 'A'.repeat(40) })
+  response = await post(over)
+  t.equal(response.statusCode, 413)
+  t.same(response.json(), { statusCode: 413, code: 'FST_ERR_CTP_BODY_TOO_LARGE', error: 'Payload Too Large', message: 'Request body is too large' })
+  t.same(seen, ['Ada Lovelace'], 'no converter ran for the body over the limit')
+})
