@@ -80,6 +80,7 @@ test('npm run example: prints where its docs page is and where to send requests,
   t.match(page.headers.get('content-type'), /^text\/html/)
   const html = await page.text()
   for (const version of ['2000-01-01', '2001-01-01', '2002-01-01']) t.match(html, version, `the docs page lists ${version}`)
+  t.match(html, '<h1>Users API: API versions</h1>', 'the page is titled with the API\'s name')
 
   await stop()
   t.ok(exited(), 'the example stops')
