@@ -51,16 +51,51 @@ function isNode (value: unknown): value is Node {
   return typeof value === 'object' && value !== null
 }
 
-/** Every object of `value` (itself included) by identity, with its path from `value`, each once. */
+/**
+ * Every object of `value` (itself included) by identity, with its path from `value`, each once. Only objects are put
+ * on the walk's stack (a scalar field costs no path), which leaves the order objects are found in as it was.
+ * @example
+ * ```ts
+ * const body = { customer: { id: 'cus_1' }, lines: [{ amount: 1 }] }
+ * objectsOf(body).get(body.lines[0]) // ['lines', 0]
+ * ```
+ */
 export function objectsOf (value: unknown): Map<Node, PathKey[]> {
   const found = new Map<Node, PathKey[]>()
-  const pending: Array<[unknown, PathKey[]]> = [[value, []]]
+  const pending: Array<[Node, PathKey[]]> = isNode(value) ? [[value, []]] : []
   while (pending.length > 0) {
-    const [node, path] = pending.pop() as [unknown, PathKey[]]
-    if (!isNode(node) || found.has(node)) continue
+    const [node, path] = pending.pop() as [Node, PathKey[]]
+    if (found.has(node)) continue
     found.set(node, path)
     const list = Array.isArray(node)
-    for (const key of Object.keys(node)) pending.push([node[key], [...path, list ? Number(key) : key]])
+    for (const key of Object.keys(node)) {
+      const child = node[key]
+      if (isNode(child) && !found.has(child)) pending.push([child, [...path, list ? Number(key) : key]])
+    }
+  }
+  return found
+}
+
+/**
+ * The objects of `value` (itself included), each once, in the order {@link objectsOf} finds them, without their
+ * paths ({@link pathIn} gives one's when it is needed).
+ * @example
+ * ```ts
+ * const body = { customer: { id: 'cus_1' } }
+ * nodesOf(body).has(body.customer) // true
+ * ```
+ */
+export function nodesOf (value: unknown): Set<Node> {
+  const found = new Set<Node>()
+  const pending: Node[] = isNode(value) ? [value] : []
+  while (pending.length > 0) {
+    const node = pending.pop() as Node
+    if (found.has(node)) continue
+    found.add(node)
+    for (const key of Object.keys(node)) {
+      const child = node[key]
+      if (isNode(child) && !found.has(child)) pending.push(child)
+    }
   }
   return found
 }

@@ -13,7 +13,7 @@
 import type { ConverterDescriptor } from '../describe/version-change-reader'
 import { isThenable } from '../serve/step-runner'
 import type { ConverterRun } from './converter-tracking'
-import { objectsOf, pathIn } from './converted-twice'
+import { nodesOf, pathIn } from './converted-twice'
 import { pointerOfPath, type PathKey } from './data-flow'
 
 /** What an object handed to two bodies is reported as: the replay issue's fields it fills. */
@@ -41,9 +41,11 @@ export class HandedOut {
   /** A converter run (with `run` when given) that notes the objects each run made; `root`: the body the level's runs start from. */
   watching (run: ConverterRun | undefined, root: unknown): ConverterRun {
     return (converter, argument) => {
-      const given = objectsOf(argument)
+      const given = nodesOf(argument)
       const occurrence = (argument as { body: unknown }).body
-      const note = (): void => this.note(converter, given, (argument as { body: unknown }).body, occurrence === root ? [] : pathIn(root, occurrence as Record<string, unknown>) ?? [])
+      // Where the occurrence sits, asked only for an object reported.
+      const prefix = (): PathKey[] => occurrence === root ? [] : pathIn(root, occurrence as Record<string, unknown>) ?? []
+      const note = (): void => this.note(converter, given, (argument as { body: unknown }).body, prefix)
       const result = run === undefined ? converter.run(argument) : run(converter, argument)
       if (!isThenable(result)) {
         note()
@@ -60,15 +62,16 @@ export class HandedOut {
     return found
   }
 
-  /** Notes the objects of `after` (at `prefix` in the body) the run made: not in what it was `given`. */
-  private note (converter: ConverterDescriptor, given: ReadonlyMap<object, unknown>, after: unknown, prefix: readonly PathKey[]): void {
-    for (const [node, path] of objectsOf(after)) {
+  /** Notes the objects of `after` (at `prefix()` in the body) the run made: not in what it was `given`. */
+  private note (converter: ConverterDescriptor, given: ReadonlySet<object>, after: unknown, prefix: () => readonly PathKey[]): void {
+    for (const node of nodesOf(after)) {
       if (given.has(node)) continue
       if (!this.made.has(node)) {
         this.made.add(node)
         continue
       }
-      this.found ??= reported(converter, [...prefix, ...path])
+      // The path only for the one reported (objectsOf's, found by the same walk).
+      this.found ??= reported(converter, [...prefix(), ...pathIn(after, node) ?? []])
     }
   }
 }

@@ -12,6 +12,7 @@ import {
 import { verify } from '../../tools'
 import { versionedApp } from '../helpers/apps'
 import { appWith, summary } from '../helpers/verify-apps'
+import { nodesOf, objectsOf, pathIn } from '../../lib/tools/converted-twice'
 
 const Card = Type.Object({ type: Type.Literal('card'), brand: Type.String(), last4: Type.String() }, { $id: 'Card' })
 const Link = Type.Object({ type: Type.Literal('link'), email: Type.String() }, { $id: 'Link' })
@@ -107,4 +108,17 @@ test('a request converter assigning a default object the handler may keep and ch
   t.same(summary(findings), ['POST /users 2000-01-01 request shared object body/address after UsersHaveAnAddress (2001-01-01) by UsersHaveAnAddress.emptyAddress'])
   t.match(findings[0].message, 'a later converter or the handler that changes it changes every later request')
   t.same(summary(await verify(await appWith(t, make(true) as never, routes), { examples: 20 })), [], 'a copy each time verifies cleanly')
+})
+
+test('the watch\'s path-free walk finds the objects objectsOf finds, in its order, and pathIn the path objectsOf gives each', async (t) => {
+  // A shared object at two places, a cycle, a list of objects and scalars: the reported path is the first place found.
+  const shared: Record<string, unknown> = { brand: 'link' }
+  const body: Record<string, unknown> = { id: 'pay_1', lines: [{ amount: 1, card: shared }, 2, null, { amount: 3 }], method: shared, meta: { note: 'x' } }
+  ;(body.meta as Record<string, unknown>).self = body
+  const withPaths = objectsOf(body)
+  t.same([...nodesOf(body)], [...withPaths.keys()], 'the same objects, in the same order')
+  t.equal(withPaths.size, 6, 'each object once: the body, lines, its two objects, the shared card, meta')
+  for (const [node, path] of withPaths) t.same(pathIn(body, node), path, `pathIn gives ${JSON.stringify(path)}`)
+  t.same(withPaths.get(shared), ['method'], 'the shared card where the walk meets it first')
+  t.same([nodesOf('text').size, objectsOf(7).size], [0, 0], 'a scalar holds no object')
 })
