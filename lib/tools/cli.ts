@@ -7,9 +7,9 @@
  * @module
  */
 import { parseArgs } from 'node:util'
-import { statSync } from 'node:fs'
+import { statSync, type Stats } from 'node:fs'
 import { createRequire } from 'node:module'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { appBuilder, closeApp, loadApp } from './load-app'
 import { runOnApis, type CommandOutput } from './api-commands'
@@ -176,7 +176,13 @@ export async function runCli (args: readonly string[], terminal: CommandOutput):
   const what = command === 'types' ? 'file' : 'dir'
   if (wanted !== undefined && !withoutDir && (dir === undefined || dir === '')) return usageError(io, `${command} needs --${wanted} <${what}>.`)
   const file = command === 'types' ? dir : types
-  if (file !== undefined && isFolder(file)) return usageError(io, `--${command === 'types' ? 'out' : 'types'} names the types file (such as ${join(file, 'api-types.ts')}); ${file} is a folder.`)
+  const fileOption = command === 'types' ? 'out' : 'types'
+  if (file !== undefined && isFolder(file)) return usageError(io, `--${fileOption} names the types file (such as ${join(file, 'api-types.ts')}); ${file} is a folder.`)
+  // A path through a file: Node's bare ENOTDIR or EEXIST (export), or a stack (types, check --types), after the app was loaded.
+  const written = command === 'export' ? dir : file
+  const blocking = written === undefined ? undefined : fileInTheWay(written, command === 'export')
+  if (blocking !== undefined && blocking === written) return usageError(io, `--out names the folder export writes the documents in (such as openapi); ${blocking} is a file.`)
+  if (blocking !== undefined) return usageError(io, `--${command === 'export' ? 'out' : fileOption} ${written as string} is inside ${blocking}, which is a file, not a folder.`)
 
   let app: FastifyInstance | undefined
   let code = 1
@@ -202,7 +208,28 @@ export async function runCli (args: readonly string[], terminal: CommandOutput):
   return code
 }
 
-/** Whether `path` is a folder (a missing path is not). */
+/** Whether `path` is a folder (a missing path is not, nor one inside a file). */
 function isFolder (path: string): boolean {
-  return statSync(path, { throwIfNoEntry: false })?.isDirectory() === true
+  return entryOf(path)?.isDirectory() === true
+}
+
+/** What is at `path`: undefined when nothing is (ENOENT, or a path inside a file: ENOTDIR) or it cannot be read. */
+function entryOf (path: string): Stats | undefined {
+  try {
+    return statSync(path, { throwIfNoEntry: false })
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The file (not a folder) that writing `path` runs into, if any: the nearest of its folders that exists, when it is a
+ * file, or `path` itself when it is to be a folder (`folder`) and is a file. Undefined when that is a folder.
+ */
+function fileInTheWay (path: string, folder: boolean): string | undefined {
+  for (let at = folder ? path : dirname(path); ; at = dirname(at)) {
+    const entry = entryOf(at)
+    if (entry !== undefined) return entry.isDirectory() ? undefined : at
+    if (dirname(at) === at) return undefined
+  }
 }
