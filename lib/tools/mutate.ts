@@ -23,6 +23,7 @@ import { verifyRoute, verifyWebhook } from './verify-targets'
 import { retypedAlikeIssues } from './verify-retyped-alike'
 import { converterLiterals } from './converter-literals'
 import { selectApis, versionerStateOf } from './versioned-apis'
+import { generationOptions } from './generation-options'
 
 /**
  * Options of {@link mutateConverters}.
@@ -126,8 +127,7 @@ function targetsOf (context: FastifyInstance, state: VersionerState, options: Mu
     steps: state.steps,
     literalsOf: converterLiterals(state.options.versions.versions),
     alikeIssues: retypedAlikeIssues({ steps: state.steps, generation: state.generation }),
-    count: options.examples ?? 20,
-    seed: options.seed ?? 1,
+    ...generationOptions('mutateConverters', options, 20),
     inVersion: inVersionOf(state)
   }
   const verify: Targets['verify'] = []

@@ -84,3 +84,13 @@ test('regression: survivors print in the same order on every machine (they follo
   t.same(await survivors('C.UTF-8'), expected)
   t.same(await survivors('et_EE.UTF-8'), expected, 'the order of the code points, not of the machine\'s language')
 })
+
+test('regression: mutateConverters refuses an examples option of 0 or NaN with FST_VERSIONER_TOOL (it mutated with a few boundary examples)', async (t) => {
+  const app = await buildBillingApp()
+  t.teardown(() => app.close())
+  await app.ready()
+  for (const examples of [0, Number.NaN]) {
+    await t.rejects(mutateConverters(app, { examples }), { code: 'FST_VERSIONER_TOOL', message: `The examples option of mutateConverters must be a whole number of 1 or more (examples per route, version, direction and part); got ${examples}.` })
+  }
+  await t.rejects(mutateConverters(app, { seed: Number.NaN }), { code: 'FST_VERSIONER_TOOL', message: 'The seed option of mutateConverters must be a whole number; got NaN.' })
+})
