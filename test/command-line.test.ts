@@ -534,6 +534,8 @@ test('verify: --examples and --seed choose how many examples and which; they app
     [['verify', 'examples/users/app.ts', '--examples', 'many'], /--examples must be a whole number of 1 or more; got 'many'/],
     [['verify', 'examples/users/app.ts', '--examples', '0'], /--examples must be a whole number/],
     [['verify', 'examples/users/app.ts', '--seed', '1.5'], /--seed must be a whole number/],
+    // Past Number.MAX_SAFE_INTEGER: verify's own check refused it with exit 1, naming the seed as 100000000000000000000.
+    [['verify', 'examples/users/app.ts', '--seed', '99999999999999999999'], /--seed must be a whole number; got '99999999999999999999'/],
     [['export', 'examples/users/app.ts', '--out', 'x', '--seed', '1'], /--seed applies to verify, retire and mutate only/]
   ] as const) {
     const result = await inProcess([...args])

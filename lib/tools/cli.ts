@@ -74,7 +74,7 @@ const OPTIONS = {
 /** A whole number option of `verify` (`undefined` when not given); NaN when it is not one. */
 function countOption (value: string | undefined, minimum: number): number | undefined {
   if (value === undefined) return undefined
-  return /^\d+$/.test(value) && Number(value) >= minimum ? Number(value) : Number.NaN
+  return /^\d+$/.test(value) && Number.isSafeInteger(Number(value)) && Number(value) >= minimum ? Number(value) : Number.NaN
 }
 
 const COMMANDS = {
