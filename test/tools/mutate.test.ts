@@ -94,3 +94,24 @@ test('regression: mutateConverters refuses an examples option of 0 or NaN with F
   }
   await t.rejects(mutateConverters(app, { seed: Number.NaN }), { code: 'FST_VERSIONER_TOOL', message: 'The seed option of mutateConverters must be a whole number; got NaN.' })
 })
+
+test('regression: mutate on an app whose version changes have no converter says there is none to mutate (it said every mutant is equivalent, of 0)', async (t) => {
+  const dir = await scratch(t)
+  const file = join(dir, 'app.cjs')
+  await writeFile(file, `const Fastify = require(${JSON.stringify(require.resolve('fastify'))})
+const { fastifyVersioner, versioned, VersionBundle, HeadVersion, Version, VersionChange, endpoint } = require(${JSON.stringify(resolve(__dirname, '..', '..', 'plugin.ts'))})
+class AddReports extends VersionChange {
+  description = 'GET /reports is new.'
+  instructionsToMigrateToPreviousVersion = [endpoint('/reports', ['GET']).didntExist]
+}
+module.exports = async () => {
+  const app = Fastify()
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', AddReports), new Version('2000-01-01')) })
+  await app.register(versioned(async (api) => { api.get('/reports', async () => ({ ok: true })) }))
+  return app
+}
+`)
+  const result = await inProcess(['mutate', file, '--examples', '2'])
+  t.equal(result.code, 0, result.stderr)
+  t.match(result.stdout, /^mutate: no score \(no converter to mutate\) \(0 of 0 mutants killed: verify 0, replay 0; 0 equivalent, left out\) in [\d.]+ s\.$/m)
+})
