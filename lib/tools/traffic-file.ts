@@ -246,7 +246,10 @@ export function readTraffic (text: string): Traffic {
     const line = index + 1
     const parsed = parsedLine(source)
     if (!parsed.ok) {
-      problems.push({ line, message: `not JSON at column ${parsed.place.column}: ${parsed.problem}` })
+      // Each line is a JSON text of its own: it is the line that ends early. The last one, unless a newline ends it, is
+      // most likely a line cut off by a copy of a capture still writing it.
+      const cutOff = index === lines.length - 1 ? '; the file\'s last line has no newline: cut off mid-write (a copy of a capture still writing?): copy the file again, or delete the line' : ''
+      problems.push({ line, message: `not JSON at column ${parsed.place.column}: ${parsed.problem.replace(/^the file ends /, 'the line ends ')}${cutOff}` })
       continue
     }
     if (isObject(parsed.value) && 'webhook' in parsed.value) {

@@ -237,12 +237,27 @@ test('replay: malformed lines are named and fail the run, the others are replaye
   await writeFile(file, [lines[0], '{"version": "2023-10-16", "route": ', '', '[1, 2]', '{"version":"x","route":{"method":"GET","url":"/"}}', JSON.stringify(gone), JSON.stringify(moved), ...lines.slice(1)].join('\n'))
   const result = await inProcess(['replay', BILLING, '--traffic', file])
   t.equal(result.code, 1)
-  t.match(result.stderr, `malformed: ${file} line 2: not JSON at column 36: the file ends before its JSON does (truncated?): expected a value`)
+  // The line ends early, not the file (it said the file ends).
+  t.match(result.stderr, `malformed: ${file} line 2: not JSON at column 36: the line ends before its JSON does (truncated?): expected a value\n`)
   t.match(result.stderr, `malformed: ${file} line 4: not an exchange`)
   t.match(result.stderr, `malformed: ${file} line 5: clientRequest is not an object`)
   t.match(result.stderr, /finding: line 6: POST \/customers \(1999-01-01\): request: unknown route: POST \/customers is not served in version 1999-01-01, which the application does not have \(retired\? then remove its exchanges from the traffic file\)\./)
   t.match(result.stderr, /finding: line 7: POST \/clients \(2023-10-16\): request: unknown route: the application has no route POST \/clients\./)
   t.match(result.stdout, `replay: 2 finding(s) in ${lines.length + 2} exchange(s)`)
+})
+
+test('regression: a last line cut off mid-write (no newline ends it) says so, and what to do; it was a bare JSON error', async (t) => {
+  const { file } = await trafficFile(t, 1)
+  const lines = (await readFile(file, 'utf8')).trim().split('\n')
+  // A copy of a capture taken while it wrote its last line: no newline, the JSON cut inside a string.
+  await writeFile(file, `${lines.join('\n')}\n${lines[0].slice(0, 50)}`)
+  const result = await inProcess(['replay', BILLING, '--traffic', file])
+  t.equal(result.code, 1, 'still a malformed line')
+  t.match(result.stderr, new RegExp(`^malformed: .* line ${lines.length + 1}: not JSON at column \\d+: .*; the file's last line has no newline: cut off mid-write \\(a copy of a capture still writing\\?\\): copy the file again, or delete the line$`, 'm'))
+  t.match(result.stdout, `replay: every one of ${lines.length} exchange(s)`, 'the lines before it are replayed')
+  // With its newline, the same line is no cut-off line: no such advice.
+  await writeFile(file, `${lines[0].slice(0, 50)}\n${lines.join('\n')}\n`)
+  t.notMatch((await inProcess(['replay', BILLING, '--traffic', file])).stderr, /cut off/)
 })
 
 test('replay: redacted places are not compared, and the run passes', async (t) => {
