@@ -24,6 +24,7 @@ import { retypedAlikeIssues } from './verify-retyped-alike'
 import { converterLiterals } from './converter-literals'
 import { selectApis, versionerStateOf } from './versioned-apis'
 import { generationOptions } from './generation-options'
+import { mutateTrafficOptions } from './traffic-arguments'
 
 /**
  * Options of {@link mutateConverters}.
@@ -223,6 +224,7 @@ async function judge (app: FastifyInstance, mutant: Mutant, at: { targets: Targe
  * ```
  */
 export async function mutateConverters (app: FastifyInstance, options: MutateOptions = {}): Promise<MutationReport> {
+  mutateTrafficOptions(options)
   const started = performance.now()
   const verdicts: MutantVerdict[] = []
   const baseline = { verify: 0, replay: 0 }

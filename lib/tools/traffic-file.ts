@@ -10,6 +10,7 @@ import type { CapturedExchange } from '../serve/exchange-records'
 import type { CapturedWebhook } from '../serve/webhook-capture'
 import type { RefusedExchange } from '../serve/exchange-records'
 import { parseJsonText } from './json-text'
+import { trafficText } from './traffic-arguments'
 
 /**
  * An exchange of a traffic file: `latest` is missing from files recorded before it was (then, the newest version now).
@@ -239,7 +240,7 @@ export function readTraffic (text: string): Traffic {
   const refusals: RefusalLine[] = []
   const problems: TrafficProblem[] = []
   // A byte-order mark (an editor's or PowerShell's UTF-8) is no JSON.
-  const lines = text.replace(/^\uFEFF/, '').split('\n')
+  const lines = trafficText(text).replace(/^\uFEFF/, '').split('\n')
   for (let index = 0; index < lines.length; index++) {
     const source = lines[index].replace(/\r$/, '')
     if (source.trim() === '') continue

@@ -115,3 +115,13 @@ module.exports = async () => {
   t.equal(result.code, 0, result.stderr)
   t.match(result.stdout, /^mutate: no score \(no converter to mutate\) \(0 of 0 mutants killed: verify 0, replay 0; 0 equivalent, left out\) in [\d.]+ s\.$/m)
 })
+
+test('regression: mutateConverters given readTraffic\'s answer or the file\'s text as its traffic rejects with FST_VERSIONER_TOOL (a bare TypeError)', async (t) => {
+  const app = await buildBillingApp()
+  t.teardown(() => app.close())
+  await app.ready()
+  const text = (await recordTraffic('billing', 1)).join('\n')
+  await t.rejects(mutateConverters(app, { traffic: readTraffic(text) as never }), { code: 'FST_VERSIONER_TOOL', message: 'The traffic option of mutateConverters takes readTraffic(text).exchanges (a list); got an object.' })
+  await t.rejects(mutateConverters(app, { traffic: text as never }), { code: 'FST_VERSIONER_TOOL', message: /^The traffic option of mutateConverters takes .* got a string \(the file's text\?\)\.$/ })
+  await t.rejects(mutateConverters(app, { deliveries: readTraffic(text) as never }), { code: 'FST_VERSIONER_TOOL', message: 'The deliveries option of mutateConverters takes readTraffic(text).deliveries (a list); got an object.' })
+})

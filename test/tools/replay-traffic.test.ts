@@ -260,6 +260,18 @@ test('regression: a last line cut off mid-write (no newline ends it) says so, an
   t.notMatch((await inProcess(['replay', BILLING, '--traffic', file])).stderr, /cut off/)
 })
 
+test('regression: readTraffic and replayTraffic given the wrong thing from JavaScript reject with FST_VERSIONER_TOOL saying what they take (they were bare TypeErrors)', async (t) => {
+  const { file } = await trafficFile(t, 1)
+  const text = await readFile(file, 'utf8')
+  t.throws(() => readTraffic(Buffer.from(text) as unknown as string), { code: 'FST_VERSIONER_TOOL', message: "readTraffic takes the traffic file's text, readTraffic(await readFile(file, 'utf8')); got bytes (a Buffer: the file read without its encoding?)." })
+  const app = await buildBillingApp()
+  t.teardown(() => app.close())
+  await app.ready()
+  await t.rejects(replayTraffic(app, text as never), { code: 'FST_VERSIONER_TOOL', message: "replayTraffic takes what readTraffic returns, replayTraffic(app, readTraffic(text)); got a string (the file's text?)." })
+  await t.rejects(replayTraffic(app, readTraffic(text).exchanges as never), { code: 'FST_VERSIONER_TOOL', message: /got an array\.$/ })
+  t.ok((await replayTraffic(app, readTraffic(text))).replayed > 0, 'what readTraffic returns is replayed')
+})
+
 test('replay: redacted places are not compared, and the run passes', async (t) => {
   const { file } = await trafficFile(t, 3, { redact: { pointers: ['/email', '/lines/*/description'], headers: ['x-idempotency-key', 'idempotency-key'] } })
   const text = await readFile(file, 'utf8')
