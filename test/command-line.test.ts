@@ -3,6 +3,7 @@
 // here: `check` against the saved examples/users/openapi and examples/billing/openapi snapshots, and `verify`.
 import t, { test } from 'tap'
 import { execFile, spawn } from 'node:child_process'
+import { createServer, type AddressInfo } from 'node:net'
 import Module, { createRequire } from 'node:module'
 import { cp, readFile, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -350,6 +351,26 @@ test('an unusable app: exit 1 naming the problem', async (t) => {
   const named = await inProcess(['verify', join(dir, 'named.mjs')])
   t.equal(named.code, 1)
   t.match(named.stderr, /its exports have neither \(its named exports: (server, createServer|createServer, server)\)\.$/m)
+})
+
+test('regression: an app module listening as it loads, on a port in use, says to move listen() out (it advised on environment variables and services)', async (t) => {
+  const dir = await scratch(t)
+  // The developer's own server, running on the port the module listens on.
+  const running = createServer()
+  await new Promise<void>((resolve) => running.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => new Promise((resolve) => running.close(resolve)))
+  const { port } = running.address() as AddressInfo
+  await writeFile(join(dir, 'server.mjs'), `import Fastify from ${JSON.stringify(require.resolve('fastify'))}
+const app = Fastify()
+await app.listen({ port: ${port}, host: '127.0.0.1' })
+export default app
+`)
+  const result = await inProcess(['verify', join(dir, 'server.mjs')])
+  t.equal(result.code, 1)
+  t.equal(result.stderr, `fastify-versioner verify: The application module '${join(dir, 'server.mjs')}' could not be loaded: Error: listen EADDRINUSE: address already in use 127.0.0.1:${port}\n` +
+    'The application listens on a port as its module loads or its app function runs; the commands need the app built, never listening. Call ' +
+    'listen() in the file that starts the server (or only when the module is the one run: require.main === module in CommonJS), and export the function that builds the app.\n',
+  'no stack of Node\'s frames, no advice on the environment')
 })
 
 test('an app whose ready() fails with a coded error: exit 1, its code and message shown (the code was left out)', async (t) => {
