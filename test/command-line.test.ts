@@ -511,7 +511,11 @@ test('usage errors exit 2 with the usage text', async (t) => {
     [['check', 'app.js'], /check needs --against <dir>/],
     [['verify', 'app.js', '--out', 'x'], /--out does not apply to verify/],
     [['verify', 'app.js', 'extra'], /unexpected argument 'extra'/],
-    [['verify', 'app.js', '--bogus'], /Unknown option '--bogus'/]
+    [['verify', 'app.js', '--bogus'], /^fastify-versioner: unknown option '--bogus'\n/],
+    // A misspelt option is named with the one meant (parseArgs's own hint was on positional arguments starting with '-').
+    [['verify', 'app.js', '--example', '5'], /^fastify-versioner: unknown option '--example'; did you mean --examples\?\n/],
+    [['check', 'app.js', '--agains', 'openapi'], /^fastify-versioner: unknown option '--agains'; did you mean --against\?\n/],
+    [['export', 'app.js', '--output', 'openapi'], /^fastify-versioner: unknown option '--output'; did you mean --out\?\n/]
   ]
   for (const [args, message] of cases) {
     const result = await inProcess(args)

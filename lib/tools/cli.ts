@@ -114,6 +114,31 @@ function trafficUsageProblem (command: string, values: { traffic?: string, 'min-
   return undefined
 }
 
+/** Edits (a character added, removed or changed) between two words. */
+function distance (left: string, right: string): number {
+  let row = Array.from({ length: right.length + 1 }, (_, index) => index)
+  for (let i = 1; i <= left.length; i++) {
+    const next = [i]
+    for (let j = 1; j <= right.length; j++) next.push(Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (left[i - 1] === right[j - 1] ? 0 : 1)))
+    row = next
+  }
+  return row[right.length]
+}
+
+/**
+ * An unknown option said with the option meant (`--example`: `--examples`), instead of parseArgs's hint on positional
+ * arguments starting with '-', which a misspelt option is not.
+ */
+function unknownOption (error: Error & { code?: unknown }): string | undefined {
+  const given = error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? /^Unknown option '(--?[^'=]+)/.exec(error.message)?.[1] : undefined
+  if (given === undefined) return undefined
+  const name = given.replace(/^--?/, '')
+  // A letter or two off (`--example`, `--agains`), or one word written longer (`--output`, `--version-to-retire`).
+  const near = (option: string): boolean => distance(option, name.toLowerCase()) <= Math.min(2, option.length - 2) || (name.length > option.length && name.startsWith(option))
+  const meant = Object.keys(OPTIONS).find(near)
+  return `unknown option '${given}'${meant === undefined ? '' : `; did you mean --${meant}?`}`
+}
+
 function usageError (io: CommandOutput, message: string): number {
   io.err(`fastify-versioner: ${message}`)
   io.err(USAGE)
@@ -139,7 +164,7 @@ export async function runCli (args: readonly string[], terminal: CommandOutput):
   try {
     parsed = parseArgs({ args: [...args], options: OPTIONS, allowPositionals: true })
   } catch (error) {
-    return usageError(io, (error as Error).message)
+    return usageError(io, unknownOption(error as Error & { code?: unknown }) ?? (error as Error).message)
   }
   if (parsed.values.help === true) {
     io.out(USAGE)
