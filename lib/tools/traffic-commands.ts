@@ -140,6 +140,10 @@ export async function runTrafficCommand (app: FastifyInstance, run: TrafficRun, 
     const report = await replayTraffic(app, traffic as Traffic, { api: run.api, handlers: run.handlers })
     return Math.max(malformed, printReplay(report, run.traffic as string, io))
   }
+  // An empty capture kills nothing: the score is verify's alone, which the run must not pass off as the traffic's.
+  if (traffic !== undefined && traffic.exchanges.length + traffic.deliveries.length === 0) {
+    io.err(`note: ${run.traffic as string} holds no exchange or webhook render: the score is verify's alone; record traffic with the captureExchanges option and point --traffic at it.`)
+  }
   const report = await mutateConverters(app, { traffic: traffic?.exchanges, deliveries: traffic?.deliveries, examples: run.verifyOptions.examples, seed: run.verifyOptions.seed, api: run.api })
   return Math.max(malformed, printMutate(report, run.minScore, io))
 }

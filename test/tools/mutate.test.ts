@@ -113,6 +113,7 @@ module.exports = async () => {
 `)
   const result = await inProcess(['mutate', file, '--examples', '2'])
   t.equal(result.code, 0, result.stderr)
+  t.equal(result.stderr, '')
   t.match(result.stdout, /^mutate: no score \(no converter to mutate\) \(0 of 0 mutants killed: verify 0, replay 0; 0 equivalent, left out\) in [\d.]+ s\.$/m)
 })
 
@@ -124,4 +125,14 @@ test('regression: mutateConverters given readTraffic\'s answer or the file\'s te
   await t.rejects(mutateConverters(app, { traffic: readTraffic(text) as never }), { code: 'FST_VERSIONER_TOOL', message: 'The traffic option of mutateConverters takes readTraffic(text).exchanges (a list); got an object.' })
   await t.rejects(mutateConverters(app, { traffic: text as never }), { code: 'FST_VERSIONER_TOOL', message: /^The traffic option of mutateConverters takes .* got a string \(the file's text\?\)\.$/ })
   await t.rejects(mutateConverters(app, { deliveries: readTraffic(text) as never }), { code: 'FST_VERSIONER_TOOL', message: 'The deliveries option of mutateConverters takes readTraffic(text).deliveries (a list); got an object.' })
+})
+
+test('regression: mutate --traffic of an empty file says the score is verify\'s alone (it said nothing: the traffic seemed to take part)', async (t) => {
+  const dir = await scratch(t)
+  const empty = join(dir, 'empty.ndjson')
+  await writeFile(empty, '')
+  const result = await inProcess(['mutate', USERS, '--traffic', empty, '--examples', '2'])
+  t.equal(result.code, 0, 'a note: the score stands on verify')
+  t.equal(result.stderr, `note: ${empty} holds no exchange or webhook render: the score is verify's alone; record traffic with the captureExchanges option and point --traffic at it.\n`)
+  t.match(result.stdout, /^mutate: score [\d.]+ % \(\d+ of \d+ mutants killed: verify \d+, replay 0;/m)
 })
