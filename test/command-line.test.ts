@@ -3,6 +3,7 @@
 // here: `check` against the saved examples/users/openapi and examples/billing/openapi snapshots, and `verify`.
 import t, { test } from 'tap'
 import { execFile, spawn } from 'node:child_process'
+import { createServer, type AddressInfo } from 'node:net'
 import Module, { createRequire } from 'node:module'
 import { cp, readFile, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -352,6 +353,26 @@ test('an unusable app: exit 1 naming the problem', async (t) => {
   t.match(named.stderr, /its exports have neither \(its named exports: (server, createServer|createServer, server)\)\.$/m)
 })
 
+test('regression: an app module listening as it loads, on a port in use, says to move listen() out (it advised on environment variables and services)', async (t) => {
+  const dir = await scratch(t)
+  // The developer's own server, running on the port the module listens on.
+  const running = createServer()
+  await new Promise<void>((resolve) => running.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => new Promise((resolve) => running.close(resolve)))
+  const { port } = running.address() as AddressInfo
+  await writeFile(join(dir, 'server.mjs'), `import Fastify from ${JSON.stringify(require.resolve('fastify'))}
+const app = Fastify()
+await app.listen({ port: ${port}, host: '127.0.0.1' })
+export default app
+`)
+  const result = await inProcess(['verify', join(dir, 'server.mjs')])
+  t.equal(result.code, 1)
+  t.equal(result.stderr, `fastify-versioner verify: The application module '${join(dir, 'server.mjs')}' could not be loaded: Error: listen EADDRINUSE: address already in use 127.0.0.1:${port}\n` +
+    'The application listens on a port as its module loads or its app function runs; the commands need the app built, never listening. Call ' +
+    'listen() in the file that starts the server (or only when the module is the one run: require.main === module in CommonJS), and export the function that builds the app.\n',
+  'no stack of Node\'s frames, no advice on the environment')
+})
+
 test('an app whose ready() fails with a coded error: exit 1, its code and message shown (the code was left out)', async (t) => {
   const dir = await scratch(t)
   await writeFile(join(dir, 'app.cjs'), `const Fastify = require(${JSON.stringify(require.resolve('fastify'))})
@@ -490,7 +511,11 @@ test('usage errors exit 2 with the usage text', async (t) => {
     [['check', 'app.js'], /check needs --against <dir>/],
     [['verify', 'app.js', '--out', 'x'], /--out does not apply to verify/],
     [['verify', 'app.js', 'extra'], /unexpected argument 'extra'/],
-    [['verify', 'app.js', '--bogus'], /Unknown option '--bogus'/]
+    [['verify', 'app.js', '--bogus'], /^fastify-versioner: unknown option '--bogus'\n/],
+    // A misspelt option is named with the one meant (parseArgs's own hint was on positional arguments starting with '-').
+    [['verify', 'app.js', '--example', '5'], /^fastify-versioner: unknown option '--example'; did you mean --examples\?\n/],
+    [['check', 'app.js', '--agains', 'openapi'], /^fastify-versioner: unknown option '--agains'; did you mean --against\?\n/],
+    [['export', 'app.js', '--output', 'openapi'], /^fastify-versioner: unknown option '--output'; did you mean --out\?\n/]
   ]
   for (const [args, message] of cases) {
     const result = await inProcess(args)
@@ -534,6 +559,8 @@ test('verify: --examples and --seed choose how many examples and which; they app
     [['verify', 'examples/users/app.ts', '--examples', 'many'], /--examples must be a whole number of 1 or more; got 'many'/],
     [['verify', 'examples/users/app.ts', '--examples', '0'], /--examples must be a whole number/],
     [['verify', 'examples/users/app.ts', '--seed', '1.5'], /--seed must be a whole number/],
+    // Past Number.MAX_SAFE_INTEGER: verify's own check refused it with exit 1, naming the seed as 100000000000000000000.
+    [['verify', 'examples/users/app.ts', '--seed', '99999999999999999999'], /--seed must be a whole number; got '99999999999999999999'/],
     [['export', 'examples/users/app.ts', '--out', 'x', '--seed', '1'], /--seed applies to verify, retire and mutate only/]
   ] as const) {
     const result = await inProcess([...args])

@@ -7,9 +7,9 @@
  * @module
  */
 import { parseArgs } from 'node:util'
-import { statSync } from 'node:fs'
+import { statSync, type Stats } from 'node:fs'
 import { createRequire } from 'node:module'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { appBuilder, closeApp, loadApp } from './load-app'
 import { runOnApis, type CommandOutput } from './api-commands'
@@ -74,7 +74,7 @@ const OPTIONS = {
 /** A whole number option of `verify` (`undefined` when not given); NaN when it is not one. */
 function countOption (value: string | undefined, minimum: number): number | undefined {
   if (value === undefined) return undefined
-  return /^\d+$/.test(value) && Number(value) >= minimum ? Number(value) : Number.NaN
+  return /^\d+$/.test(value) && Number.isSafeInteger(Number(value)) && Number(value) >= minimum ? Number(value) : Number.NaN
 }
 
 const COMMANDS = {
@@ -114,6 +114,31 @@ function trafficUsageProblem (command: string, values: { traffic?: string, 'min-
   return undefined
 }
 
+/** Edits (a character added, removed or changed) between two words. */
+function distance (left: string, right: string): number {
+  let row = Array.from({ length: right.length + 1 }, (_, index) => index)
+  for (let i = 1; i <= left.length; i++) {
+    const next = [i]
+    for (let j = 1; j <= right.length; j++) next.push(Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (left[i - 1] === right[j - 1] ? 0 : 1)))
+    row = next
+  }
+  return row[right.length]
+}
+
+/**
+ * An unknown option said with the option meant (`--example`: `--examples`), instead of parseArgs's hint on positional
+ * arguments starting with '-', which a misspelt option is not.
+ */
+function unknownOption (error: Error & { code?: unknown }): string | undefined {
+  const given = error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? /^Unknown option '(--?[^'=]+)/.exec(error.message)?.[1] : undefined
+  if (given === undefined) return undefined
+  const name = given.replace(/^--?/, '')
+  // A letter or two off (`--example`, `--agains`), or one word written longer (`--output`, `--version-to-retire`).
+  const near = (option: string): boolean => distance(option, name.toLowerCase()) <= Math.min(2, option.length - 2) || (name.length > option.length && name.startsWith(option))
+  const meant = Object.keys(OPTIONS).find(near)
+  return `unknown option '${given}'${meant === undefined ? '' : `; did you mean --${meant}?`}`
+}
+
 function usageError (io: CommandOutput, message: string): number {
   io.err(`fastify-versioner: ${message}`)
   io.err(USAGE)
@@ -139,7 +164,7 @@ export async function runCli (args: readonly string[], terminal: CommandOutput):
   try {
     parsed = parseArgs({ args: [...args], options: OPTIONS, allowPositionals: true })
   } catch (error) {
-    return usageError(io, (error as Error).message)
+    return usageError(io, unknownOption(error as Error & { code?: unknown }) ?? (error as Error).message)
   }
   if (parsed.values.help === true) {
     io.out(USAGE)
@@ -176,7 +201,13 @@ export async function runCli (args: readonly string[], terminal: CommandOutput):
   const what = command === 'types' ? 'file' : 'dir'
   if (wanted !== undefined && !withoutDir && (dir === undefined || dir === '')) return usageError(io, `${command} needs --${wanted} <${what}>.`)
   const file = command === 'types' ? dir : types
-  if (file !== undefined && isFolder(file)) return usageError(io, `--${command === 'types' ? 'out' : 'types'} names the types file (such as ${join(file, 'api-types.ts')}); ${file} is a folder.`)
+  const fileOption = command === 'types' ? 'out' : 'types'
+  if (file !== undefined && isFolder(file)) return usageError(io, `--${fileOption} names the types file (such as ${join(file, 'api-types.ts')}); ${file} is a folder.`)
+  // A path through a file: Node's bare ENOTDIR or EEXIST (export), or a stack (types, check --types), after the app was loaded.
+  const written = command === 'export' ? dir : file
+  const blocking = written === undefined ? undefined : fileInTheWay(written, command === 'export')
+  if (blocking !== undefined && blocking === written) return usageError(io, `--out names the folder export writes the documents in (such as openapi); ${blocking} is a file.`)
+  if (blocking !== undefined) return usageError(io, `--${command === 'export' ? 'out' : fileOption} ${written as string} is inside ${blocking}, which is a file, not a folder.`)
 
   let app: FastifyInstance | undefined
   let code = 1
@@ -202,7 +233,28 @@ export async function runCli (args: readonly string[], terminal: CommandOutput):
   return code
 }
 
-/** Whether `path` is a folder (a missing path is not). */
+/** Whether `path` is a folder (a missing path is not, nor one inside a file). */
 function isFolder (path: string): boolean {
-  return statSync(path, { throwIfNoEntry: false })?.isDirectory() === true
+  return entryOf(path)?.isDirectory() === true
+}
+
+/** What is at `path`: undefined when nothing is (ENOENT, or a path inside a file: ENOTDIR) or it cannot be read. */
+function entryOf (path: string): Stats | undefined {
+  try {
+    return statSync(path, { throwIfNoEntry: false })
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The file (not a folder) that writing `path` runs into, if any: the nearest of its folders that exists, when it is a
+ * file, or `path` itself when it is to be a folder (`folder`) and is a file. Undefined when that is a folder.
+ */
+function fileInTheWay (path: string, folder: boolean): string | undefined {
+  for (let at = folder ? path : dirname(path); ; at = dirname(at)) {
+    const entry = entryOf(at)
+    if (entry !== undefined) return entry.isDirectory() ? undefined : at
+    if (dirname(at) === at) return undefined
+  }
 }

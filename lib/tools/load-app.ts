@@ -35,7 +35,14 @@ function appExport (module: Record<string, unknown>): unknown {
  * to fix them) what to do about it.
  */
 function failure (thrown: unknown): string {
-  const code = (thrown as { code?: unknown } | null)?.code
+  const { code, syscall } = (thrown ?? {}) as { code?: unknown, syscall?: unknown }
+  // A module that starts its server when loaded (app.listen() at its end) fails here when the port is taken (the
+  // developer's own server running): no matter of the environment, and its stack is Node's own frames.
+  if (syscall === 'listen') {
+    return `${describeThrown(thrown).split('\n')[0]}\nThe application listens on a port as its module loads or its app function runs; the ` +
+      'commands need the app built, never listening. Call listen() in the file that starts the server (or only when the module ' +
+      'is the one run: require.main === module in CommonJS), and export the function that builds the app.'
+  }
   // Node's own loading errors (a syntax error, a module not found) say what is wrong with the code, not its environment.
   const own = typeof code === 'string' && /^(FST_VERSIONER_|ERR_|MODULE_NOT_FOUND$)/.test(code)
   if (own || thrown instanceof SyntaxError) return describeThrown(thrown)

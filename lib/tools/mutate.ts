@@ -23,6 +23,8 @@ import { verifyRoute, verifyWebhook } from './verify-targets'
 import { retypedAlikeIssues } from './verify-retyped-alike'
 import { converterLiterals } from './converter-literals'
 import { selectApis, versionerStateOf } from './versioned-apis'
+import { generationOptions } from './generation-options'
+import { mutateTrafficOptions } from './traffic-arguments'
 
 /**
  * Options of {@link mutateConverters}.
@@ -126,8 +128,7 @@ function targetsOf (context: FastifyInstance, state: VersionerState, options: Mu
     steps: state.steps,
     literalsOf: converterLiterals(state.options.versions.versions),
     alikeIssues: retypedAlikeIssues({ steps: state.steps, generation: state.generation }),
-    count: options.examples ?? 20,
-    seed: options.seed ?? 1,
+    ...generationOptions('mutateConverters', options, 20),
     inVersion: inVersionOf(state)
   }
   const verify: Targets['verify'] = []
@@ -223,6 +224,7 @@ async function judge (app: FastifyInstance, mutant: Mutant, at: { targets: Targe
  * ```
  */
 export async function mutateConverters (app: FastifyInstance, options: MutateOptions = {}): Promise<MutationReport> {
+  mutateTrafficOptions(options)
   const started = performance.now()
   const verdicts: MutantVerdict[] = []
   const baseline = { verify: 0, replay: 0 }

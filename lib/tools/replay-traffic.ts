@@ -26,6 +26,7 @@ import { selectApis, versionerStateOf } from './versioned-apis'
 import type { NotReplayed, ReplayFinding, ReplayReport, ReplayTrafficOptions } from './replay-report'
 import { handlerUrl, withAnswers } from './handler-answers'
 import type { HandlerExchange } from './handler-replay'
+import { replayTrafficArgument } from './traffic-arguments'
 
 export type { NotReplayed, ReplayFinding, ReplayReport, ReplayTrafficOptions } from './replay-report'
 
@@ -149,6 +150,7 @@ function locate (index: ReturnType<typeof routeIndex>, exchange: Pick<RecordedEx
 export async function replayTraffic (
   app: FastifyInstance, traffic: Pick<Traffic, 'exchanges'> & Partial<Pick<Traffic, 'deliveries' | 'refusals'>>, options: ReplayTrafficOptions = {}, runConverter?: ConverterRun
 ): Promise<ReplayReport> {
+  replayTrafficArgument(traffic)
   const index = routeIndex(app, options, runConverter)
   const { own } = index
   const findings: ReplayFinding[] = []

@@ -116,7 +116,9 @@ function printMutate (report: MutationReport, minScore: number | undefined, io: 
     .sort((left, right) => order(left.versionChange, right.versionChange) || order(left.description, right.description))
   for (const mutant of survivors) io.out(`survivor: ${mutant.versionChange} (${mutant.version}) ${mutant.description}`)
   const by = (tool: 'verify' | 'replay'): number => report.mutants.filter((mutant) => mutant.killedBy === tool).length
-  const score = report.score === undefined ? 'no score (every mutant is equivalent)' : `score ${report.score} %`
+  // No mutant at all (no version change has a converter) is no mutant found equivalent.
+  const none = report.mutants.length === 0 ? 'no score (no converter to mutate)' : 'no score (every mutant is equivalent)'
+  const score = report.score === undefined ? none : `score ${report.score} %`
   io.out(`mutate: ${score} (${report.killed} of ${report.killed + report.survived} mutants killed: verify ${by('verify')}, replay ${by('replay')}; ` +
     `${report.equivalent} equivalent, left out) in ${(report.milliseconds / 1000).toFixed(1)} s.`)
   if (minScore === undefined || report.score === undefined || report.score >= minScore) return 0
@@ -137,6 +139,10 @@ export async function runTrafficCommand (app: FastifyInstance, run: TrafficRun, 
   if (run.command === 'replay') {
     const report = await replayTraffic(app, traffic as Traffic, { api: run.api, handlers: run.handlers })
     return Math.max(malformed, printReplay(report, run.traffic as string, io))
+  }
+  // An empty capture kills nothing: the score is verify's alone, which the run must not pass off as the traffic's.
+  if (traffic !== undefined && traffic.exchanges.length + traffic.deliveries.length === 0) {
+    io.err(`note: ${run.traffic as string} holds no exchange or webhook render: the score is verify's alone; record traffic with the captureExchanges option and point --traffic at it.`)
   }
   const report = await mutateConverters(app, { traffic: traffic?.exchanges, deliveries: traffic?.deliveries, examples: run.verifyOptions.examples, seed: run.verifyOptions.seed, api: run.api })
   return Math.max(malformed, printMutate(report, run.minScore, io))

@@ -10,6 +10,7 @@ import type { CapturedExchange } from '../serve/exchange-records'
 import type { CapturedWebhook } from '../serve/webhook-capture'
 import type { RefusedExchange } from '../serve/exchange-records'
 import { parseJsonText } from './json-text'
+import { trafficText } from './traffic-arguments'
 
 /**
  * An exchange of a traffic file: `latest` is missing from files recorded before it was (then, the newest version now).
@@ -239,14 +240,17 @@ export function readTraffic (text: string): Traffic {
   const refusals: RefusalLine[] = []
   const problems: TrafficProblem[] = []
   // A byte-order mark (an editor's or PowerShell's UTF-8) is no JSON.
-  const lines = text.replace(/^\uFEFF/, '').split('\n')
+  const lines = trafficText(text).replace(/^\uFEFF/, '').split('\n')
   for (let index = 0; index < lines.length; index++) {
     const source = lines[index].replace(/\r$/, '')
     if (source.trim() === '') continue
     const line = index + 1
     const parsed = parsedLine(source)
     if (!parsed.ok) {
-      problems.push({ line, message: `not JSON at column ${parsed.place.column}: ${parsed.problem}` })
+      // Each line is a JSON text of its own: it is the line that ends early. The last one, unless a newline ends it, is
+      // most likely a line cut off by a copy of a capture still writing it.
+      const cutOff = index === lines.length - 1 ? '; the file\'s last line has no newline: cut off mid-write (a copy of a capture still writing?): copy the file again, or delete the line' : ''
+      problems.push({ line, message: `not JSON at column ${parsed.place.column}: ${parsed.problem.replace(/^the file ends /, 'the line ends ')}${cutOff}` })
       continue
     }
     if (isObject(parsed.value) && 'webhook' in parsed.value) {

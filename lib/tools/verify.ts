@@ -15,8 +15,7 @@
  * (./echo-response.ts), and where it returns the schema it takes, a response sent back up must give HEAD its strings
  * back (./verify-trips.ts). One schema carried by several routes and webhooks must arrive alike through each (./verify-carriers.ts). One request per route and version that fails validation is sent through the application,
  * and a 400 its version's document does not describe is a finding (./verify-error-bodies.ts), as is a converter handing
- * one object to two bodies (./shared-objects.ts). Each finding names the route or webhook, the version, the direction,
- * the version change at fault, the converters that ran there (or none), the JSON pointer and the value, says what went wrong and what to add or fix.
+ * one object to two bodies (./shared-objects.ts). Each finding names the route or webhook, the version, the direction, the version change at fault, the converters that ran there (or none), the JSON pointer and the value, says what went wrong and what to add or fix.
  * @module
  */
 import type { FastifyInstance } from 'fastify'
@@ -40,6 +39,7 @@ import { errorBodyFindings, type ErrorBodyFinding } from './verify-error-bodies'
 import { converterLiterals } from './converter-literals'
 import { carrierFindings, type CarrierFinding } from './verify-carriers'
 import { HandedOut } from './shared-objects'
+import { generationOptions } from './generation-options'
 
 /**
  * One problem `verify` found: a replay's (./verify-replay.ts), a full replace's or partial update's (`'replace clears'`,
@@ -256,7 +256,7 @@ export async function verify (app: FastifyInstance, options: VerifyOptions = {})
   const unverified = new Unverified()
   const validators = replayValidators(resolveRef, appAjvSetup(fastify))
   const derived = new DerivedFields(state, validators.compile)
-  const env = { derived, state, generation: state.generation, pairings: new Map(), examples: new Map(), resolveRef, ...validators, unverified: unverified.add, steps: state.steps, literalsOf: converterLiterals(state.options.versions.versions), alikeIssues: retypedAlikeIssues({ steps: state.steps, generation: state.generation }), count: options.examples ?? 200, seed: options.seed ?? 1, report: findings.report, replayed: 0, inVersion: inVersionOf(state), handedOut: new HandedOut() }
+  const env = { derived, state, generation: state.generation, pairings: new Map(), examples: new Map(), resolveRef, ...validators, unverified: unverified.add, steps: state.steps, literalsOf: converterLiterals(state.options.versions.versions), alikeIssues: retypedAlikeIssues({ steps: state.steps, generation: state.generation }), ...generationOptions('verify', options, 200), report: findings.report, replayed: 0, inVersion: inVersionOf(state), handedOut: new HandedOut() }
   for (const head of state.headRoutes as readonly HeadRoute[]) {
     for (const registered of head.registered) {
       for (const behaviour of registered.behaviours.values()) if (!uncompilableRoute(env, head, behaviour)) await verifyRoute(env, head, behaviour)

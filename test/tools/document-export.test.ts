@@ -232,3 +232,16 @@ module.exports = async () => {
   t.equal((await cli(['check', retired, '--against', out])).code, 0, 'deleted, as retiring a version says')
   t.notMatch((await cli(['export', retired, '--out', out])).stdout, /kept/)
 })
+
+test('regression: export --out a file, or a folder inside one, is a usage error naming the file (it was Node\'s bare EEXIST or ENOTDIR of mkdir)', async (t) => {
+  const dir = await scratch(t)
+  const file = join(dir, 'openapi.json')
+  await writeFile(file, '{}')
+  const onto = await cli(['export', 'examples/users/app.ts', '--out', file])
+  t.equal(onto.code, 2)
+  t.match(onto.stderr, /^fastify-versioner: --out names the folder export writes the documents in \(such as openapi\); .*openapi\.json is a file\.\nUsage:/)
+  const inside = await cli(['export', 'examples/users/app.ts', '--out', join(file, 'v1')])
+  t.equal(inside.code, 2)
+  t.match(inside.stderr, /^fastify-versioner: --out .*openapi\.json\/v1 is inside .*openapi\.json, which is a file, not a folder\.\nUsage:/)
+  t.equal(await readFile(file, 'utf8'), '{}', 'the file is left as it was')
+})

@@ -180,6 +180,21 @@ test('verify before ready throws FST_VERSIONER_NOT_READY', async (t) => {
   await t.rejects(verify(app), { code: 'FST_VERSIONER_NOT_READY' })
 })
 
+test('regression: verify refuses examples and seeds that are no whole number with FST_VERSIONER_TOOL (examples: 0 or NaN replayed a few boundary examples and passed)', async (t) => {
+  const app = await buildSeededApp('enum')
+  t.teardown(() => app.close())
+  await app.ready()
+  // An unset environment variable (Number(undefined): NaN), a count of 0 or below, a fraction.
+  for (const examples of [Number.NaN, 0, -3, 1.5, Number.POSITIVE_INFINITY]) {
+    await t.rejects(verify(app, { examples }), { code: 'FST_VERSIONER_TOOL', message: `The examples option of verify must be a whole number of 1 or more (examples per route, version, direction and part); got ${examples}.` }, `examples ${examples}`)
+  }
+  for (const seed of [Number.NaN, 0.5, 'abc' as unknown as number]) {
+    await t.rejects(verify(app, { examples: 2, seed }), { code: 'FST_VERSIONER_TOOL', message: /^The seed option of verify must be a whole number; got (NaN|0\.5|'abc')\.$/ }, `seed ${String(seed)}`)
+  }
+  const found = await verify(app, { examples: 1, seed: 0 })
+  t.equal(found.length, 1, 'one example and seed 0 are used: the seeded mistake is found')
+})
+
 test('the example app verifies cleanly', async (t) => {
   const app = await buildApp()
   t.teardown(() => app.close())

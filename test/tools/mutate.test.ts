@@ -84,3 +84,55 @@ test('regression: survivors print in the same order on every machine (they follo
   t.same(await survivors('C.UTF-8'), expected)
   t.same(await survivors('et_EE.UTF-8'), expected, 'the order of the code points, not of the machine\'s language')
 })
+
+test('regression: mutateConverters refuses an examples option of 0 or NaN with FST_VERSIONER_TOOL (it mutated with a few boundary examples)', async (t) => {
+  const app = await buildBillingApp()
+  t.teardown(() => app.close())
+  await app.ready()
+  for (const examples of [0, Number.NaN]) {
+    await t.rejects(mutateConverters(app, { examples }), { code: 'FST_VERSIONER_TOOL', message: `The examples option of mutateConverters must be a whole number of 1 or more (examples per route, version, direction and part); got ${examples}.` })
+  }
+  await t.rejects(mutateConverters(app, { seed: Number.NaN }), { code: 'FST_VERSIONER_TOOL', message: 'The seed option of mutateConverters must be a whole number; got NaN.' })
+})
+
+test('regression: mutate on an app whose version changes have no converter says there is none to mutate (it said every mutant is equivalent, of 0)', async (t) => {
+  const dir = await scratch(t)
+  const file = join(dir, 'app.cjs')
+  await writeFile(file, `const Fastify = require(${JSON.stringify(require.resolve('fastify'))})
+const { fastifyVersioner, versioned, VersionBundle, HeadVersion, Version, VersionChange, endpoint } = require(${JSON.stringify(resolve(__dirname, '..', '..', 'plugin.ts'))})
+class AddReports extends VersionChange {
+  description = 'GET /reports is new.'
+  instructionsToMigrateToPreviousVersion = [endpoint('/reports', ['GET']).didntExist]
+}
+module.exports = async () => {
+  const app = Fastify()
+  await app.register(fastifyVersioner, { versions: new VersionBundle(new HeadVersion(), new Version('2001-01-01', AddReports), new Version('2000-01-01')) })
+  await app.register(versioned(async (api) => { api.get('/reports', async () => ({ ok: true })) }))
+  return app
+}
+`)
+  const result = await inProcess(['mutate', file, '--examples', '2'])
+  t.equal(result.code, 0, result.stderr)
+  t.equal(result.stderr, '')
+  t.match(result.stdout, /^mutate: no score \(no converter to mutate\) \(0 of 0 mutants killed: verify 0, replay 0; 0 equivalent, left out\) in [\d.]+ s\.$/m)
+})
+
+test('regression: mutateConverters given readTraffic\'s answer or the file\'s text as its traffic rejects with FST_VERSIONER_TOOL (a bare TypeError)', async (t) => {
+  const app = await buildBillingApp()
+  t.teardown(() => app.close())
+  await app.ready()
+  const text = (await recordTraffic('billing', 1)).join('\n')
+  await t.rejects(mutateConverters(app, { traffic: readTraffic(text) as never }), { code: 'FST_VERSIONER_TOOL', message: 'The traffic option of mutateConverters takes readTraffic(text).exchanges (a list); got an object.' })
+  await t.rejects(mutateConverters(app, { traffic: text as never }), { code: 'FST_VERSIONER_TOOL', message: /^The traffic option of mutateConverters takes .* got a string \(the file's text\?\)\.$/ })
+  await t.rejects(mutateConverters(app, { deliveries: readTraffic(text) as never }), { code: 'FST_VERSIONER_TOOL', message: 'The deliveries option of mutateConverters takes readTraffic(text).deliveries (a list); got an object.' })
+})
+
+test('regression: mutate --traffic of an empty file says the score is verify\'s alone (it said nothing: the traffic seemed to take part)', async (t) => {
+  const dir = await scratch(t)
+  const empty = join(dir, 'empty.ndjson')
+  await writeFile(empty, '')
+  const result = await inProcess(['mutate', USERS, '--traffic', empty, '--examples', '2'])
+  t.equal(result.code, 0, 'a note: the score stands on verify')
+  t.equal(result.stderr, `note: ${empty} holds no exchange or webhook render: the score is verify's alone; record traffic with the captureExchanges option and point --traffic at it.\n`)
+  t.match(result.stdout, /^mutate: score [\d.]+ % \(\d+ of \d+ mutants killed: verify \d+, replay 0;/m)
+})

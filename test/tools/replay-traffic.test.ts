@@ -237,12 +237,39 @@ test('replay: malformed lines are named and fail the run, the others are replaye
   await writeFile(file, [lines[0], '{"version": "2023-10-16", "route": ', '', '[1, 2]', '{"version":"x","route":{"method":"GET","url":"/"}}', JSON.stringify(gone), JSON.stringify(moved), ...lines.slice(1)].join('\n'))
   const result = await inProcess(['replay', BILLING, '--traffic', file])
   t.equal(result.code, 1)
-  t.match(result.stderr, `malformed: ${file} line 2: not JSON at column 36: the file ends before its JSON does (truncated?): expected a value`)
+  // The line ends early, not the file (it said the file ends).
+  t.match(result.stderr, `malformed: ${file} line 2: not JSON at column 36: the line ends before its JSON does (truncated?): expected a value\n`)
   t.match(result.stderr, `malformed: ${file} line 4: not an exchange`)
   t.match(result.stderr, `malformed: ${file} line 5: clientRequest is not an object`)
   t.match(result.stderr, /finding: line 6: POST \/customers \(1999-01-01\): request: unknown route: POST \/customers is not served in version 1999-01-01, which the application does not have \(retired\? then remove its exchanges from the traffic file\)\./)
   t.match(result.stderr, /finding: line 7: POST \/clients \(2023-10-16\): request: unknown route: the application has no route POST \/clients\./)
   t.match(result.stdout, `replay: 2 finding(s) in ${lines.length + 2} exchange(s)`)
+})
+
+test('regression: a last line cut off mid-write (no newline ends it) says so, and what to do; it was a bare JSON error', async (t) => {
+  const { file } = await trafficFile(t, 1)
+  const lines = (await readFile(file, 'utf8')).trim().split('\n')
+  // A copy of a capture taken while it wrote its last line: no newline, the JSON cut inside a string.
+  await writeFile(file, `${lines.join('\n')}\n${lines[0].slice(0, 50)}`)
+  const result = await inProcess(['replay', BILLING, '--traffic', file])
+  t.equal(result.code, 1, 'still a malformed line')
+  t.match(result.stderr, new RegExp(`^malformed: .* line ${lines.length + 1}: not JSON at column \\d+: .*; the file's last line has no newline: cut off mid-write \\(a copy of a capture still writing\\?\\): copy the file again, or delete the line$`, 'm'))
+  t.match(result.stdout, `replay: every one of ${lines.length} exchange(s)`, 'the lines before it are replayed')
+  // With its newline, the same line is no cut-off line: no such advice.
+  await writeFile(file, `${lines[0].slice(0, 50)}\n${lines.join('\n')}\n`)
+  t.notMatch((await inProcess(['replay', BILLING, '--traffic', file])).stderr, /cut off/)
+})
+
+test('regression: readTraffic and replayTraffic given the wrong thing from JavaScript reject with FST_VERSIONER_TOOL saying what they take (they were bare TypeErrors)', async (t) => {
+  const { file } = await trafficFile(t, 1)
+  const text = await readFile(file, 'utf8')
+  t.throws(() => readTraffic(Buffer.from(text) as unknown as string), { code: 'FST_VERSIONER_TOOL', message: "readTraffic takes the traffic file's text, readTraffic(await readFile(file, 'utf8')); got bytes (a Buffer: the file read without its encoding?)." })
+  const app = await buildBillingApp()
+  t.teardown(() => app.close())
+  await app.ready()
+  await t.rejects(replayTraffic(app, text as never), { code: 'FST_VERSIONER_TOOL', message: "replayTraffic takes what readTraffic returns, replayTraffic(app, readTraffic(text)); got a string (the file's text?)." })
+  await t.rejects(replayTraffic(app, readTraffic(text).exchanges as never), { code: 'FST_VERSIONER_TOOL', message: /got an array\.$/ })
+  t.ok((await replayTraffic(app, readTraffic(text))).replayed > 0, 'what readTraffic returns is replayed')
 })
 
 test('replay: redacted places are not compared, and the run passes', async (t) => {

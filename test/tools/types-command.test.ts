@@ -102,7 +102,10 @@ test('types --out writes the file; check --types exits 1 on a stale or missing f
     [['check', exampleApp, '--types', ''], /check needs --types <file>/],
     // A folder was Node's bare EISDIR (types), or 'missing' with a fix command that failed the same way (check).
     [['types', exampleApp, '--out', dir], /--out names the types file \(such as .*api-types\.ts\); .* is a folder/],
-    [['check', exampleApp, '--types', dir], /--types names the types file \(such as .*api-types\.ts\); .* is a folder/]
+    [['check', exampleApp, '--types', dir], /--types names the types file \(such as .*api-types\.ts\); .* is a folder/],
+    // A path through a file: an uncaught ENOTDIR and its stack (exit 1), before the app was even loaded.
+    [['types', exampleApp, '--out', join(file, 'api-types.ts')], /^fastify-versioner: --out .*api-types\.ts\/api-types\.ts is inside .*api-types\.ts, which is a file, not a folder\.$/m],
+    [['check', exampleApp, '--types', join(file, 'types', 'api-types.ts')], /^fastify-versioner: --types .* is inside .*api-types\.ts, which is a file, not a folder\.$/m]
   ] as const) {
     const refused = await cli([...args])
     t.equal(refused.code, 2, args.join(' '))
