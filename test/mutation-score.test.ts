@@ -264,8 +264,9 @@ const EXAMPLES = 20
 const base = mutantsFolder('mutants')
 
 // About 270 apps started, checked, verified and replayed: 140 s alone on 2 quiet cores, 330 s beside other work at a
-// load of 13 (which the 300 s this was failed); 600 s leaves room for a machine 2–3 times slower.
-t.setTimeout(600_000)
+// load of 13 (which the 300 s this was failed); 600 s left room for a machine 2–3 times slower, until it expired three
+// times in one day beside four other sessions' tests (load 10–30) with nothing wrong: 900 s.
+t.setTimeout(900_000)
 
 test('the corpus: at least 40 mistakes, each with its own id, over every kind and surface the proof must cover', async (t) => {
   t.ok(corpus.length >= 40, `${corpus.length} mistakes`)
