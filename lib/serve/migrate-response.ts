@@ -152,7 +152,7 @@ export function createSendHook (
     const state = requestState(request)
     const behaviour = state?.behaviour ?? null
     // A Web `Response`'s status and headers are the reply's before the version's status, headers and converters apply.
-    const payload = behaviour === null || state?.converterFailed === true ? sent : unwrapWebResponse(reply, sent)
+    const payload = behaviour === null ? sent : unwrapWebResponse(reply, sent)
     const status = reply.statusCode
     const link = behaviour === null ? undefined : linkOf(behaviour.version) // as it is now (./version-headers.ts)
     if (link !== undefined) reply.header('link', appendLink(reply.getHeader('link'), link))

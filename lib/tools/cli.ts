@@ -196,6 +196,11 @@ export async function runCli (args: readonly string[], terminal: CommandOutput):
   if (Number.isNaN(verifyOptions.seed)) return usageError(io, `--seed must be a whole number; got '${parsed.values.seed as string}'.`)
   const trafficProblem = trafficUsageProblem(command, parsed.values)
   if (trafficProblem !== undefined) return usageError(io, trafficProblem)
+  // A folder was read as the traffic file: Node's bare EISDIR, exit 1, after the app was loaded.
+  const traffic = parsed.values.traffic
+  if (traffic !== undefined && isFolder(traffic)) {
+    return usageError(io, `--traffic names the traffic file (NDJSON, one exchange a line, optionally gzip), such as ${join(traffic, 'exchanges.ndjson')}; ${traffic} is a folder.`)
+  }
   const dir = wanted === undefined ? undefined : parsed.values[wanted]
   const withoutDir = (command === 'check' && types !== undefined && dir === undefined) || (command === 'fingerprint' && dir === undefined)
   const what = command === 'types' ? 'file' : 'dir'

@@ -134,8 +134,8 @@ function refuseInvalidExamples (documents: readonly ServedDocument[], ajv: AppAj
 /**
  * Writes `<dir>/<version>.json` for every document the readied application serves (preview versions with
  * `{ channel: 'preview' }`); returns the files written.
- * Refuses (`FST_VERSIONER_TOOL`, nothing written) when a document holds an example that fails its schema, or when two
- * versions' files collide on some system (`refuseUnportableFileNames`).
+ * Refuses (`FST_VERSIONER_TOOL`, nothing written) when `dir` is not a non-empty path, when a document holds an example
+ * that fails its schema, or when two versions' files collide on some system (`refuseUnportableFileNames`).
  * @example
  * ```ts
  * declare const app: FastifyInstance // the application, ready
@@ -143,6 +143,11 @@ function refuseInvalidExamples (documents: readonly ServedDocument[], ajv: AppAj
  * ```
  */
 export async function exportDocuments (app: FastifyInstance, dir: string, options: ChannelOptions = {}): Promise<string[]> {
+  if (typeof dir !== 'string' || dir === '') {
+    // '' was mkdir's bare ENOENT, with no code; undefined (an unset variable) Node's ERR_INVALID_ARG_TYPE
+    throw new VersionerToolError('exportDocuments takes the folder to write the documents to as its second argument, a non-empty path ' +
+      `(exportDocuments(app, 'openapi')); got ${typeof dir === 'string' ? "''" : String(dir)}.`)
+  }
   const documents = await servedDocuments(app, options)
   refuseUnportableFileNames(documents.map((document) => document.version))
   refuseInvalidExamples(documents, appAjvSetup(singleApi(app, 'exportDocuments').context))

@@ -480,3 +480,48 @@ test('regression: a success the error handler sends as JSON text after a convert
     t.equal(entries.filter((entry) => entry.converter !== undefined).length, 2, `${form}: each failure is logged once`)
   }
 })
+
+test('a Web Response the error handler sends after a converter failed or refused reaches an old client in its version\'s shape', async (t) => {
+  const Profile = Type.Object({ id: Type.String(), fullName: Type.String() })
+  class NameWasShort extends VersionChange {
+    description = 'fullName was name; some requests are refused or break a converter.'
+    instructionsToMigrateToPreviousVersion = [schema(Profile).field('fullName').had({ name: 'name' })]
+
+    @ConvertRequestToNextVersionFor('/profiles/:id', ['GET'])
+    check (request: RequestInfo) {
+      if (request.headers['x-break'] === 'refuse') throw Object.assign(new Error('Profiles of robots are refused'), { statusCode: 422 })
+      if (request.headers['x-break'] === 'request') throw new Error('the request converter broke')
+    }
+
+    // By path: a Web Response's body is a stream, which only by-path converters see (on raw).
+    @ConvertResponseToPreviousVersionFor('/profiles/:id', ['GET'])
+    async name (response: ResponseInfo) {
+      const body = (response.raw instanceof ReadableStream ? JSON.parse(await new Response(response.raw).text()) : response.body) as { id: string, fullName: string }
+      if (body.id === 'broken') throw new Error('the response converter broke')
+      response.body = { id: body.id, name: body.fullName }
+    }
+  }
+  const { stream, entries } = captureLogs()
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', NameWasShort), new Version('2000-01-01')), async (api) => {
+    // A stale copy from a cache of Web Responses answers when serving fails: HEAD's JSON, with its own status and headers.
+    // Without a copy, the Response is an error of its own, which passes no converter (decision 0326).
+    api.setErrorHandler(async (_error, request) => request.headers['x-cached'] === 'no'
+      ? new Response('{"message":"down"}', { status: 503, headers: { 'content-type': 'application/json' } })
+      : new Response(JSON.stringify({ id: 'stale', fullName: 'Ada Lovelace' }), { status: 200, headers: { 'content-type': 'application/json', 'x-from': 'cache' } }))
+    api.get('/profiles/:id', { schema: { params: Type.Object({ id: Type.String() }), response: { 200: Profile } } }, async (request) => ({ id: request.params.id, fullName: 'Ada' }))
+  }, { fastify: { logger: { level: 'error', stream } } })
+  for (const [cause, url, headers] of [
+    ['a response converter failed', '/profiles/broken', {}],
+    ['a request converter failed', '/profiles/p1', { 'x-break': 'request' }],
+    ['a request converter refused', '/profiles/p1', { 'x-break': 'refuse' }]
+  ] as const) {
+    const old = await call(app, '2000-01-01', url, { headers })
+    t.same([old.statusCode, old.json()], [200, { id: 'stale', name: 'Ada Lovelace' }], `${cause}: the stale copy in the version's shape`)
+    t.equal(old.headers['x-from'], 'cache', `${cause}: the Response's headers are sent`)
+    const newest = await call(app, '2001-01-01', url, { headers })
+    t.same([newest.statusCode, newest.json()], [200, { id: url === '/profiles/broken' ? 'broken' : 'p1', fullName: 'Ada' }], `${cause}: the newest version runs no converter`)
+    const down = await call(app, '2000-01-01', url, { headers: { ...headers, 'x-cached': 'no' } })
+    t.same([down.statusCode, down.body], [503, '{"message":"down"}'], `${cause}: an error Response is sent as it is`)
+  }
+  t.equal(entries.filter((entry) => entry.converter !== undefined).length, 4, 'each failure is logged once')
+})

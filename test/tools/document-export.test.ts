@@ -121,6 +121,22 @@ test('export says so when the app serves no documents (openapiUrl: null)', async
   await t.rejects(exportDocuments(app, dir), errorCodes.FST_VERSIONER_TOOL)
 })
 
+test('exportDocuments refuses a folder that is not a non-empty string with the tools\' coded error, writing nothing', async (t) => {
+  const app = await buildApp()
+  t.teardown(() => app.close())
+  await app.ready()
+  const cwd = await readdir('.')
+  // '' was mkdir's raw ENOENT with no code; from JavaScript, an unset variable gave Node's ERR_INVALID_ARG_TYPE
+  for (const dir of ['', undefined, 1] as unknown as string[]) {
+    await t.rejects(exportDocuments(app, dir), {
+      code: 'FST_VERSIONER_TOOL',
+      message: /exportDocuments takes the folder to write the documents to as its second argument, a non-empty path/
+    }, `dir ${JSON.stringify(dir)}`)
+  }
+  await t.rejects(exportDocuments(app, ''), { message: /got ''/ })
+  t.same(await readdir('.'), cwd, 'nothing written in the working folder')
+})
+
 test('export refuses, writing nothing, when a document holds an example that fails its schema', async (t) => {
   const User = Type.Object({ id: Type.String(), age: Type.Integer({ examples: ['old'] }) }, { $id: 'User', examples: [{ id: 'u1' }] })
   const app = Fastify()

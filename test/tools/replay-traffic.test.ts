@@ -322,6 +322,17 @@ test('replay and mutate: usage errors exit 2, an unreadable traffic file exits 1
   t.match(missing.stderr, /fastify-versioner replay: cannot read the traffic file .*no-such\.ndjson/)
 })
 
+test('regression: replay and mutate --traffic <a folder> is a usage error naming it (it was a bare EISDIR, exit 1)', async (t) => {
+  const dir = await scratch(t)
+  for (const command of ['replay', 'mutate']) {
+    const result = await inProcess([command, BILLING, '--traffic', dir])
+    t.equal(result.code, 2, `${command}: a usage error`)
+    t.match(result.stderr, `fastify-versioner: --traffic names the traffic file (NDJSON, one exchange a line, optionally gzip), such as ${join(dir, 'exchanges.ndjson')}; ${dir} is a folder.`)
+    t.match(result.stderr, /Usage:/, `${command}: with the usage text`)
+    t.notMatch(result.stderr, /EISDIR/)
+  }
+})
+
 test('regression: replay of a file without exchanges exits 1: a capture that published nothing proves nothing', async (t) => {
   const dir = await scratch(t)
   const empty = join(dir, 'empty.ndjson')
