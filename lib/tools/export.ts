@@ -151,7 +151,10 @@ export async function exportDocuments (app: FastifyInstance, dir: string, option
   const documents = await servedDocuments(app, options)
   refuseUnportableFileNames(documents.map((document) => document.version))
   refuseInvalidExamples(documents, appAjvSetup(singleApi(app, 'exportDocuments').context))
-  await mkdir(dir, { recursive: true })
+  await mkdir(dir, { recursive: true }).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EEXIST' && error.code !== 'ENOTDIR') throw error
+    throw new VersionerToolError(`exportDocuments writes the documents into a folder; '${dir}' is a file, or a path through one: name a folder (exportDocuments(app, 'openapi')).`)
+  })
   const files: string[] = []
   for (const { version, body } of documents) {
     const file = join(dir, `${fileNameOf(version)}.json`)

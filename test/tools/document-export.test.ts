@@ -137,6 +137,20 @@ test('exportDocuments refuses a folder that is not a non-empty string with the t
   t.same(await readdir('.'), cwd, 'nothing written in the working folder')
 })
 
+test('exportDocuments refuses a folder that is a file, or a path through one, with the tools\' coded error', async (t) => {
+  const app = await buildApp()
+  t.teardown(() => app.close())
+  await app.ready()
+  const dir = await tempDir(t)
+  const file = join(dir, 'openapi.json')
+  await writeFile(file, '{}')
+  // mkdir's raw EEXIST and ENOTDIR, with no code of the tools
+  for (const path of [file, join(file, 'openapi')]) {
+    await t.rejects(exportDocuments(app, path), { code: 'FST_VERSIONER_TOOL', message: `exportDocuments writes the documents into a folder; '${path}' is a file, or a path through one: name a folder (exportDocuments(app, 'openapi')).` }, path)
+  }
+  t.equal(await readFile(file, 'utf8'), '{}', 'the file is left as it was')
+})
+
 test('export refuses, writing nothing, when a document holds an example that fails its schema', async (t) => {
   const User = Type.Object({ id: Type.String(), age: Type.Integer({ examples: ['old'] }) }, { $id: 'User', examples: [{ id: 'u1' }] })
   const app = Fastify()
