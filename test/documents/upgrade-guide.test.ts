@@ -119,6 +119,8 @@ test('the HTML page shows every change, its operations and its examples, escaped
     t.ok(html.includes(text), `the page holds ${text}`)
   }
   t.ok(html.indexOf('ReplaceUserAddressWithListOfAddresses') < html.indexOf('MoveUserAddressesToTheirOwnEndpoint'), 'newest last')
+  // Regression: only examples/users/server.ts named the API, so an app built from app.ts (as a user copies it) was "API".
+  t.ok(html.includes('<h1>Users API: upgrading from 2000-01-01 to 2002-01-01</h1>'), 'the example app\'s own title, from app.ts')
   t.notOk(/<script|style=|\son[a-z]+=/i.test(html), 'no script, inline style or event handler: the page works under a strict CSP')
 })
 
