@@ -36,8 +36,8 @@ export interface UpgradeExample {
   readonly answered?: { readonly before: number, readonly after: number }
   /** What the example shows, when it was made for it: `the value "refunded" of OrderStatus, which 2000-01-01 lacks`. */
   readonly shows?: string
-  /** The payload in the version before the change. */
-  readonly before: unknown
+  /** The payload in the version before the change; absent for an operation or webhook the change added (decision 0333). */
+  readonly before?: unknown
   /** The same payload in the version after it. */
   readonly after: unknown
 }
@@ -179,6 +179,68 @@ export class ChangeExamples {
     return `no example (${messageOf(error)})`
   }
 
+  /** A request body example of a version's `form` (valid there), holding `item`'s value. */
+  private requestOf (form: TSchema, version: string, item: Case = {}): unknown {
+    const make = (from: TSchema): unknown => {
+      try {
+        return exampleOf(from, { ...this.made.options(), toward: item.toward })
+      } catch (error) {
+        throw new Error(`${messageOf(error)} in version ${version}`)
+      }
+    }
+    const check = this.engine.validatorOf(form)
+    let value = make(form)
+    // A rebuilt form keeps HEAD's object-level examples, of HEAD's shape: one that fails the version's schema is
+    // left out, as the version's document leaves it out, and the example is built from the form's keywords.
+    if (!check(copyJson(value)) && Array.isArray(form.examples)) {
+      const { examples, ...bare } = form
+      value = make(bare as TSchema)
+    }
+    if (!check(copyJson(value))) throw new Error(`the example does not match version ${version}'s schema at '${check.errors?.[0]?.instancePath ?? ''}'`)
+    return value
+  }
+
+  /**
+   * The example of a payload of an operation or webhook the change added: the version after it only, `before` left
+   * out (decision 0333); a request body as the version takes it, a response or webhook payload as HEAD's example
+   * migrated to the version (`schema` the version's, `answered` HEAD's).
+   */
+  async added (at: Payload, part: { readonly request: TSchema } | { readonly schema: TSchema, readonly answered?: TSchema }): Promise<void> {
+    const { generation } = this.state
+    const { level, sink } = this
+    try {
+      let after: unknown
+      if ('request' in part) {
+        const form = generation.formAt(part.request, level)
+        after = this.ordered(form, this.requestOf(form, sink.version))
+      } else {
+        const { schema, answered = schema } = part
+        after = await this.first(answered, async (head) => {
+          const migrated = await migrateAnswerWith(this.engine, schema, { latestBody: exampleOf(head, this.made.options()), version: sink.version }, at.on)
+          return this.ordered(generation.formAt(schema, level), migrated.body)
+        })
+      }
+      sink.examples.push({ operation: at.operation, part: at.part, ...(at.status === undefined ? {} : { status: at.status }), after })
+    } catch (error) {
+      sink.notes.push(`${this.label(at)}: no example (${messageOf(error)})`)
+    }
+  }
+
+  /** What `make` makes of HEAD's first example it takes (the first one the documents show); the first one's failure when none does. */
+  private async first<T> (answered: TSchema, make: (head: TSchema) => Promise<T>): Promise<T> {
+    const examples = (answered as { examples?: unknown }).examples
+    const heads = Array.isArray(examples) && examples.length > 1 ? examples.map((example) => ({ ...answered, examples: [example] })) : [answered]
+    let failure: unknown
+    for (const head of heads) {
+      try {
+        return await make(head)
+      } catch (error) {
+        failure ??= error
+      }
+    }
+    throw failure
+  }
+
   /** A request body of the version before the change, converted up by the change's request converters. */
   async request (route: PlannedRoute, at: Payload & { readonly method: string }, body: TSchema): Promise<void> {
     const { generation, planner } = this.state
@@ -193,22 +255,7 @@ export class ChangeExamples {
     const { changes } = this.state.steps[level]
     const converters = steps.filter((step) => changes.includes(step.converter.change))
     await this.add(at, this.made.cases(body, level + 1, 'older'), async (item) => {
-      const make = (form: TSchema): unknown => {
-        try {
-          return exampleOf(form, { ...this.made.options(), toward: item.toward })
-        } catch (error) {
-          throw new Error(`${messageOf(error)} in version ${sink.previousVersion}`)
-        }
-      }
-      const check = this.engine.validatorOf(beforeForm)
-      let before = make(beforeForm)
-      // A rebuilt form keeps HEAD's object-level examples, of HEAD's shape: one that fails the version's schema is
-      // left out, as the version's document leaves it out, and the example is built from the form's keywords.
-      if (!check(copyJson(before)) && Array.isArray(beforeForm.examples)) {
-        const { examples, ...bare } = beforeForm
-        before = make(bare as TSchema)
-      }
-      if (!check(copyJson(before))) throw new Error(`the example does not match version ${sink.previousVersion}'s schema at '${check.errors?.[0]?.instancePath ?? ''}'`)
+      const before = this.requestOf(beforeForm, sink.previousVersion, item)
       const info = { body: copyJson(before), queryParams: {}, headers: {}, cookies: {}, form: undefined }
       // What the version after the change takes: fields the converters wrote for later versions (HEAD's internal ones) left out.
       const after = applyShape(afterForm, planner.requestRules, await runStepsToBody(converters, info, info.body, { method: at.method, reply: undefined }))
@@ -245,20 +292,9 @@ export class ChangeExamples {
       const { generation } = this.state
       return { before: this.ordered(generation.formAt(schema, this.level + 1), before.body), after: this.ordered(generation.formAt(schema, this.level), after.body), ...answered }
     }
-    // HEAD's first example a converter takes (the first one the documents show); the first one's failure when none does.
-    const examples = (answered as { examples?: unknown }).examples
-    const heads = Array.isArray(examples) && examples.length > 1 ? examples.map((example) => ({ ...answered, examples: [example] })) : [answered]
-    await this.add(at, this.made.cases(answered, 0, 'newer'), async (item) => {
-      if (item.toward !== undefined) return await migrated(item, answered)
-      let failure: unknown
-      for (const head of heads) {
-        try {
-          return await migrated(item, head)
-        } catch (error) {
-          failure ??= error
-        }
-      }
-      throw failure
-    }, { touched, held: () => this.made.held(answered, 0) })
+    // HEAD's first example a converter takes (the first one the documents show).
+    await this.add(at, this.made.cases(answered, 0, 'newer'), async (item) => item.toward !== undefined
+      ? await migrated(item, answered)
+      : await this.first(answered, async (head) => await migrated(item, head)), { touched, held: () => this.made.held(answered, 0) })
   }
 }

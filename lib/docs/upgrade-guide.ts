@@ -149,6 +149,7 @@ export class UpgradeGuides {
         const own = added.includes(method) && gone.length === 0 ? 'added' : status
         entry.operations.push({ method, path: formatParamUrl(state.path), ...named, ...was, status: own })
         if (own === 'changed') await this.routeExamples(examples, { head, method, level, notes: entry.notes })
+        if (own === 'added') await this.addedExamples(examples, head, method, level)
       }
       for (const method of added.length === 0 ? gone : []) entry.operations.push({ method, path: formatParamUrl(previous.path), ...named, status: 'removed' })
     }
@@ -157,7 +158,9 @@ export class UpgradeGuides {
       const status = this.affects(subject, examples, level)
       if (status === undefined) continue
       entry.webhooks.push({ name: webhook.name, method: webhook.method, status })
-      if (status === 'changed') await examples.response({ operation: `webhook ${webhook.name}`, part: 'webhook payload' }, webhook.body)
+      const at = { operation: `webhook ${webhook.name}`, part: 'webhook payload' } as const
+      if (status === 'changed') await examples.response(at, webhook.body)
+      if (status === 'added') await examples.added(at, { schema: webhook.body })
     }
     return entry
   }
@@ -196,17 +199,31 @@ export class UpgradeGuides {
     const before = head.forms.responses[level + 1].schemas
     // What HEAD's handler answers: a newer change may have given both versions another response (`had({ response })`).
     const answered = head.forms.responses[0].schemas
-    for (const [slot, schema] of Object.entries(head.forms.responses[level].schemas)) {
+    const slots = head.forms.responses[level].schemas
+    for (const [slot, schema] of Object.entries(slots)) {
       if (before[slot] !== schema || answered[slot] === undefined) continue
-      // An error slot's body as the version's error converters give it (`default` is shown as the success it also is).
-      const status = answersSuccess(slot) ? {} : { status: errorStatusOf(slot) }
-      await examples.response({ operation, part: 'response body', status: statusKeyOf(slot), on: { route: head, method, slot, ...status } }, schema, head, answered[slot])
+      // An error slot's body as the version's error converters give it.
+      const status = errorStatusOf(slot, Object.keys(slots))
+      await examples.response({ operation, part: 'response body', status: statusKeyOf(slot), on: { route: head, method, slot, ...(status === undefined ? {} : { status }) } },
+        schema, head, answered[slot])
     }
     // Errors the change's error converters run on, of no schema the route declares: there is nothing to make their example of.
     const ours = (step: ConverterStep): boolean => step.converter.change === examples.change && step.converter.migrateHttpErrors
     if (!Object.keys(before).some((slot) => !isSuccessKey(slot)) && this.state.planner.responseSteps(head, undefined, level + 1, before).some(ours)) {
       at.notes.push(`${operation} error responses: this change's converters declared with migrateHttpErrors run on them, but the route declares ` +
         'no error response to make an example of: declare its schema (response: { 404: … }) to show the bodies')
+    }
+  }
+
+  /** The examples of an operation the change added, as the version after it has them: its request body and success responses (decision 0333). */
+  private async addedExamples (examples: ChangeExamples, head: BehaviourRoute, method: string, level: number): Promise<void> {
+    const operation = `${method} ${formatParamUrl(head.timeline[level].path)}`
+    for (const body of new Set(Object.values(head.forms.body.schemas))) await examples.added({ operation, part: 'request body' }, { request: body })
+    const slots = head.forms.responses[level].schemas
+    const answered = head.forms.responses[0].schemas
+    for (const [slot, schema] of Object.entries(slots)) {
+      if (answered[slot] === undefined || errorStatusOf(slot, Object.keys(slots)) !== undefined) continue
+      await examples.added({ operation, part: 'response body', status: statusKeyOf(slot), on: { route: head, method, slot } }, { schema, answered: answered[slot] })
     }
   }
 }
@@ -217,8 +234,20 @@ function statusKeyOf (slot: string): string {
   return `${status.replace(/^(\d)xx$/, '$1XX')}${media === undefined ? '' : ` ${media}`}`
 }
 
-/** The status an error slot's example is sent with: its own, or a range's first (`4xx`: 400). */
-function errorStatusOf (slot: string): number {
+/**
+ * The status an error slot's example is sent with: its own, a range's first (`4xx`: 400), or, for `default` beside a
+ * success slot of the route's (`slots`), the first error status no other slot takes (decision 0333); `undefined` for a
+ * success slot, and for a `default` that is the route's only success (made as a 200).
+ */
+function errorStatusOf (slot: string, slots: readonly string[]): number | undefined {
   const [status] = slotParts(slot)
+  const keys = slots.map((other) => slotParts(other)[0])
+  if (status === 'default') {
+    if (!keys.some(isSuccessKey)) return undefined
+    const taken = (code: number): boolean => keys.includes(String(code)) || keys.includes(`${String(code)[0]}xx`)
+    for (let code = 400; code < 600; code++) if (!taken(code)) return code
+    return undefined
+  }
+  if (answersSuccess(slot)) return undefined
   return /^\dxx$/.test(status) ? Number(status[0]) * 100 : Number(status)
 }

@@ -51,7 +51,9 @@ function assertExamplesValid (t: Test, app: FastifyInstance, guide: UpgradeGuide
   let checked = 0
   for (const change of guide.changes) {
     for (const example of change.examples) {
-      for (const [version, value] of [[change.previousVersion, example.before], [change.version, example.after]] as const) {
+      // An operation the change added has no "before" (decision 0333).
+      const sides = Object.hasOwn(example, 'before') ? [[change.previousVersion, example.before], [change.version, example.after]] as const : [[change.version, example.after]] as const
+      for (const [version, value] of sides) {
         const document = documentOf(app, version)
         const documented = documentedSchema(document, example)
         t.ok(documented !== undefined, `${change.name}: ${example.operation} ${example.part} is documented in ${version}`)
@@ -231,6 +233,9 @@ test('a webhook added (didntExist) or removed (onlyExistsInOlderVersions) is lis
   const page = (await app.inject('/docs/upgrade?from=2000-01-01&to=2001-01-01')).body
   t.match(page, '<li><code>webhook invoice.finalized (POST)</code> <span class="badge">removed</span></li>', 'the page shows it removed')
   t.match(page, '<li><code>webhook invoice.voided (POST)</code> <span class="badge">added</span></li>')
+  // Regression: an added webhook had no example; its payload is shown as the version after the change sends it (decision 0333).
+  t.same(change.examples, [{ operation: 'webhook invoice.voided', part: 'webhook payload', after: { id: 'example' } }], 'the added webhook\'s payload, with no "before"')
+  t.match(page, '<h4>webhook invoice.voided: webhook payload</h4><div class="after"><h5>2001-01-01 (added by this change)</h5>')
 })
 
 test('preview versions are in guides only asked with ?channel=preview (decision 0276); links lead released versions to the newest release', async (t) => {
