@@ -13,7 +13,7 @@ import { migrateAnswerWith, type MigrationEngine } from '../serve/migrate-respon
 import type { VersionerState } from '../routes/versioner-state'
 import type { PlannedRoute } from '../routes/converter-steps'
 import { isEndpointInstruction } from '../describe/instructions'
-import { ExampleCases, type Case } from './example-cases'
+import { ExampleCases, messageOf, type Case } from './example-cases'
 import type { VersionChangeDescriptor } from '../describe/version-change-reader'
 
 /**
@@ -29,7 +29,7 @@ import type { VersionChangeDescriptor } from '../describe/version-change-reader'
 export interface UpgradeExample {
   /** `POST /users`, or `webhook user.created`. */
   readonly operation: string
-  readonly part: 'request body' | 'response body' | 'webhook payload'
+  readonly part: 'request body' | 'request headers' | 'query string' | 'response body' | 'webhook payload'
   /** The response's status as the documents key it (`201`, `404`, `4XX`, `default`), for response bodies. */
   readonly status?: string
   /** The statuses the two versions answer an error with, when a converter of either changed the one of `status`. */
@@ -55,15 +55,11 @@ interface Payload extends Pick<UpgradeExample, 'operation' | 'part' | 'status'> 
   readonly on?: Parameters<typeof migrateAnswerWith>[3]
 }
 
+/** The request part an example is of: the body, or headers or the query string (sent with the route's `body` schema's example). */
+type RequestPart = { readonly part: 'body' } | { readonly part: 'headers' | 'querystring', readonly body: TSchema | undefined }
+
 /** What a case of an example makes: the payload in both versions (and, for an error, the statuses they answer). */
 type Pair = Pick<UpgradeExample, 'before' | 'after' | 'answered'>
-
-/** An error's message (a converter's failure is wrapped, with what it threw). */
-function messageOf (error: unknown): string {
-  const thrown = (error as { thrown?: unknown }).thrown ?? error
-  const message = thrown instanceof Error ? thrown.message : String(thrown)
-  return message.replace(/^exampleOf: /, '')
-}
 
 function sameJson (left: unknown, right: unknown): boolean {
   return JSON.stringify(left) === JSON.stringify(right)
@@ -179,27 +175,6 @@ export class ChangeExamples {
     return `no example (${messageOf(error)})`
   }
 
-  /** A request body example of a version's `form` (valid there), holding `item`'s value. */
-  private requestOf (form: TSchema, version: string, item: Case = {}): unknown {
-    const make = (from: TSchema): unknown => {
-      try {
-        return exampleOf(from, { ...this.made.options(), toward: item.toward })
-      } catch (error) {
-        throw new Error(`${messageOf(error)} in version ${version}`)
-      }
-    }
-    const check = this.engine.validatorOf(form)
-    let value = make(form)
-    // A rebuilt form keeps HEAD's object-level examples, of HEAD's shape: one that fails the version's schema is
-    // left out, as the version's document leaves it out, and the example is built from the form's keywords.
-    if (!check(copyJson(value)) && Array.isArray(form.examples)) {
-      const { examples, ...bare } = form
-      value = make(bare as TSchema)
-    }
-    if (!check(copyJson(value))) throw new Error(`the example does not match version ${version}'s schema at '${check.errors?.[0]?.instancePath ?? ''}'`)
-    return value
-  }
-
   /**
    * The example of a payload of an operation or webhook the change added: the version after it only, `before` left
    * out (decision 0333); a request body as the version takes it, a response or webhook payload as HEAD's example
@@ -212,10 +187,10 @@ export class ChangeExamples {
       let after: unknown
       if ('request' in part) {
         const form = generation.formAt(part.request, level)
-        after = this.ordered(form, this.requestOf(form, sink.version))
+        after = this.ordered(form, this.made.request(form, sink.version))
       } else {
         const { schema, answered = schema } = part
-        after = await this.first(answered, async (head) => {
+        after = await this.made.firstTaken(answered, async (head) => {
           const migrated = await migrateAnswerWith(this.engine, schema, { latestBody: exampleOf(head, this.made.options()), version: sink.version }, at.on)
           return this.ordered(generation.formAt(schema, level), migrated.body)
         })
@@ -226,39 +201,31 @@ export class ChangeExamples {
     }
   }
 
-  /** What `make` makes of HEAD's first example it takes (the first one the documents show); the first one's failure when none does. */
-  private async first<T> (answered: TSchema, make: (head: TSchema) => Promise<T>): Promise<T> {
-    const examples = (answered as { examples?: unknown }).examples
-    const heads = Array.isArray(examples) && examples.length > 1 ? examples.map((example) => ({ ...answered, examples: [example] })) : [answered]
-    let failure: unknown
-    for (const head of heads) {
-      try {
-        return await make(head)
-      } catch (error) {
-        failure ??= error
-      }
-    }
-    throw failure
-  }
-
   /** A request body of the version before the change, converted up by the change's request converters. */
-  async request (route: PlannedRoute, at: Payload & { readonly method: string }, body: TSchema): Promise<void> {
+  async request (route: PlannedRoute, at: Payload & { readonly method: string }, schema: TSchema, of: RequestPart = { part: 'body' }): Promise<void> {
     const { generation, planner } = this.state
     const { level, sink } = this
-    const beforeForm = generation.formAt(body, level + 1)
-    const afterForm = generation.formAt(body, level)
+    const beforeForm = generation.formAt(schema, level + 1)
+    const afterForm = generation.formAt(schema, level)
+    const body = of.part === 'body' ? schema : of.body
     const steps = planner.requestSteps(route, body, level + 1)
-    const touched = this.touches(body, steps)
+    // Headers and the query string are the change's when it edits their schema: its converters on the route may be the body's.
+    const edited = [level, level + 1].some((version) => this.edits(schema, version))
+    const touched = of.part === 'body' ? this.touches(schema, steps) : edited
     if (!touched) return
     // The version's request converters, this change's and those of the changes it was released with: a body of the
     // version before it becomes one of the version after it only when all of them have run (decision 0271).
     const { changes } = this.state.steps[level]
     const converters = steps.filter((step) => changes.includes(step.converter.change))
-    await this.add(at, this.made.cases(body, level + 1, 'older'), async (item) => {
-      const before = this.requestOf(beforeForm, sink.previousVersion, item)
-      const info = { body: copyJson(before), queryParams: {}, headers: {}, cookies: {}, form: undefined }
+    await this.add(at, this.made.cases(schema, level + 1, 'older'), async (item) => {
+      const before = this.made.request(beforeForm, sink.previousVersion, item)
+      // Headers and a query string are sent with the body the version's clients send (converters by path may read it).
+      const sent = of.part === 'body' ? before : of.body === undefined ? undefined : this.made.request(generation.formAt(of.body, level + 1), sink.previousVersion)
+      const own = (part: RequestPart['part']): object => of.part === part ? copyJson(before) as object : {}
+      const info = { body: sent === undefined ? undefined : copyJson(sent), queryParams: own('querystring'), headers: own('headers'), cookies: {}, form: undefined }
+      const converted = await runStepsToBody(converters, info, info.body, { method: at.method, reply: undefined })
       // What the version after the change takes: fields the converters wrote for later versions (HEAD's internal ones) left out.
-      const after = applyShape(afterForm, planner.requestRules, await runStepsToBody(converters, info, info.body, { method: at.method, reply: undefined }))
+      const after = applyShape(afterForm, planner.requestRules, of.part === 'body' ? converted : of.part === 'headers' ? info.headers : info.queryParams)
       const checkAfter = this.engine.validatorOf(afterForm)
       // Keys in the order each version's schema lists them, as a client writes them from its document.
       if (checkAfter(copyJson(after))) return { before: this.ordered(beforeForm, before), after: this.ordered(afterForm, after) }
@@ -266,7 +233,12 @@ export class ChangeExamples {
         throw new Error(`no request converter of this change turns it into a value ${sink.version} has: such a request fails on the server (add one)`)
       }
       throw new Error(`the converted example does not match version ${sink.version}'s schema at '${checkAfter.errors?.[0]?.instancePath ?? ''}'`)
-    }, { touched, why: this.made.accepted(body), held: () => this.made.held(body, level + 1) })
+    }, {
+      // Only a converter by path of the change (one of a header, say) ran on a body the same before and after: nothing to say.
+      touched: of.part !== 'body' || edited || steps.some((step) => step.converter.change === this.change && step.converter.target.kind !== 'path'),
+      why: this.made.accepted(schema),
+      held: () => this.made.held(schema, level + 1)
+    })
   }
 
   /**
@@ -295,6 +267,6 @@ export class ChangeExamples {
     // HEAD's first example a converter takes (the first one the documents show).
     await this.add(at, this.made.cases(answered, 0, 'newer'), async (item) => item.toward !== undefined
       ? await migrated(item, answered)
-      : await this.first(answered, async (head) => await migrated(item, head)), { touched, held: () => this.made.held(answered, 0) })
+      : await this.made.firstTaken(answered, async (head) => await migrated(item, head)), { touched, held: () => this.made.held(answered, 0) })
   }
 }

@@ -195,7 +195,13 @@ export class UpgradeGuides {
     const { head, method, level } = at
     const operation = `${method} ${formatParamUrl(head.timeline[level].path)}`
     // A body declared by media type: each of its schemas once.
-    for (const body of new Set(Object.values(head.forms.body.schemas))) await examples.request(head, { operation, part: 'request body', method }, body)
+    const bodies = new Set(Object.values(head.forms.body.schemas))
+    for (const body of bodies) await examples.request(head, { operation, part: 'request body', method }, body)
+    // Headers and the query string a change renames or retypes: a client sends them too.
+    for (const [part, label] of [['headers', 'request headers'], ['querystring', 'query string']] as const) {
+      const schema = head.forms.parts[part]
+      if (schema !== undefined) await examples.request(head, { operation, part: label, method }, schema, { part, body: [...bodies][0] })
+    }
     const before = head.forms.responses[level + 1].schemas
     // What HEAD's handler answers: a newer change may have given both versions another response (`had({ response })`).
     const answered = head.forms.responses[0].schemas

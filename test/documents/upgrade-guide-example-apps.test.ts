@@ -2,7 +2,7 @@
  * The upgrade guides of the two example applications (examples/users, examples/billing), read from their oldest version
  * to their newest as a client upgrading reads them: every example body is valid, closed, against the schema the
  * document of the version it claims gives it, keyed as that document keys it; an operation or webhook a change added
- * shows its examples in the version after the change (decision 0333).
+ * shows its examples in the version after the change; a renamed header shows the headers a client sends (decision 0333).
  */
 import { test, type Test } from 'tap'
 import type { FastifyInstance } from 'fastify'
@@ -40,6 +40,17 @@ function documentedSchema (document: OpenApiDocument, example: Example): JsonSch
   const item = document.paths?.[path] as Record<string, any> | undefined
   const operation = method === 'QUERY' ? item?.['x-query'] : item?.[method.toLowerCase()]
   if (example.part === 'request body') return json(operation?.requestBody)
+  if (example.part === 'request headers' || example.part === 'query string') {
+    // The parameters of that kind, as one object schema: each a property, the required ones required.
+    const parameters = ((operation?.parameters ?? []) as any[]).filter((parameter) => parameter.in === (example.part === 'query string' ? 'query' : 'header'))
+    if (parameters.length === 0) return undefined
+    return {
+      type: 'object',
+      properties: Object.fromEntries(parameters.map((parameter) => [parameter.name, parameter.schema])),
+      required: parameters.filter((parameter) => parameter.required === true).map((parameter) => parameter.name),
+      additionalProperties: false
+    } as JsonSchema
+  }
   const [status, media = 'application/json'] = (example.status ?? '').split(' ')
   let response = operation?.responses?.[status]
   if (typeof response?.$ref === 'string') response = document.components?.responses?.[response.$ref.split('/').pop() as string]
@@ -94,4 +105,14 @@ test('regression: an operation a change added had no example; it shows its reque
   t.ok(addresses.length < page.length, 'the page shows the added endpoint\'s response')
   t.match(addresses, /^<h4>[^<]*<\/h4><div class="after"><h5>2002-01-01 \(added by this change\)<\/h5><pre>\{\n {2}&#34;data&#34;: \[/,
     'one body, of the version that added it, and no "before"')
+})
+
+test('regression: a renamed header had no example, only a note that the request body, which it does not touch, was the same', async (t) => {
+  const billing = await ready(t, buildBillingApp)
+  const [change] = (await guideOf(billing, '2024-09-30', '2025-03-31')).changes.filter((each) => each.name === 'DropThePrefixOfTheIdempotencyKeyHeader')
+  t.same(change.examples, [{ operation: 'POST /invoices', part: 'request headers', before: { 'x-idempotency-key': 'example' }, after: { 'idempotency-key': 'example' } }],
+    'the header a client of 2024-09-30 sends, and the one 2025-03-31 takes')
+  t.same(change.notes, [], 'no note on the request body')
+  const page = (await billing.inject('/docs/upgrade?from=2024-09-30&to=2025-03-31')).body
+  t.match(page, '<h4>POST /invoices: request headers</h4>', 'the page shows it')
 })

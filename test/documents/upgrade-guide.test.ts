@@ -928,3 +928,26 @@ test('regression: an older change on a route a newer change reshapes starts from
   }
   t.ok(assertExamplesValid(t, app, guide) >= 2)
 })
+
+test('regression: a renamed query parameter had no example: the guide shows the query string each version\'s client sends', async (t) => {
+  const Query = Type.Object({ pageSize: Type.Optional(Type.Integer({ minimum: 1, examples: [20] })) }, { $id: 'ItemQuery' })
+  class PageSizeWasLimit extends VersionChange {
+    description = 'The page size is pageSize (it was limit).'
+    instructionsToMigrateToPreviousVersion = [schema(Query).field('pageSize').had({ name: 'limit' })]
+    @ConvertRequestToNextVersionFor('/items', ['GET'])
+    limitToPageSize (request: RequestInfo) {
+      if (request.queryParams.limit === undefined) return
+      request.queryParams.pageSize = request.queryParams.limit
+      delete request.queryParams.limit
+    }
+  }
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', PageSizeWasLimit), new Version('2000-01-01')), async (api) => {
+    api.get('/items', { schema: { querystring: Query } }, async (request) => ({ pageSize: (request.query as { pageSize?: number }).pageSize }))
+  })
+  await app.ready()
+  const [change] = (await guideOf(app, '2000-01-01', '2001-01-01')).changes
+  t.same(change.examples, [{ operation: 'GET /items', part: 'query string', before: { limit: 20 }, after: { pageSize: 20 } }])
+  t.same(change.notes, [])
+  const served = await app.inject({ url: '/items', query: { limit: '20' }, headers: { 'x-api-version': '2000-01-01' } })
+  t.same(served.json(), { pageSize: 20 }, 'the server takes the older query string as the guide says the newer one reads')
+})
