@@ -48,6 +48,8 @@ interface ExampleSink {
   readonly previousVersion: string
   readonly examples: UpgradeExample[]
   readonly notes: string[]
+  /** Examples of payloads no converter of the change runs on: what differs may be another change's of the version (decision 0333). */
+  readonly borrowed?: WeakSet<UpgradeExample>
 }
 
 /** What one example is of: the operation and part, and for a response the route's converters. */
@@ -72,6 +74,8 @@ type Steps = ReadonlyArray<{ readonly converter: { readonly change: VersionChang
 interface Same {
   /** True when the change edits a schema of the payload or converts it (a note is then due). */
   readonly touched: boolean
+  /** True when a converter of the change runs on the payload. */
+  readonly owned: boolean
   readonly why?: string
   /** Cases holding each schema the change edits, tried when every pair is the same (the example held another union member). */
   readonly held?: () => Case[]
@@ -143,8 +147,11 @@ export class ChangeExamples {
         this.sink.notes.push(`${this.label(at)}${item.shows === undefined ? '' : `, ${item.shows}`}: ${this.failure(item, error)}`)
       }
     }
+    const mark = (examples: readonly UpgradeExample[]): void => { if (!same.owned) for (const example of examples) this.sink.borrowed?.add(example) }
+    mark(shown)
     if (unchanged === cases.length && same.touched) {
-      if (await this.addHeld(at, make, same.held?.() ?? [])) return
+      const from = this.sink.examples.length
+      if (await this.addHeld(at, make, same.held?.() ?? [])) return mark(this.sink.examples.slice(from))
       const why = same.why ?? 'this change does not alter this example (what differs is in the two versions\' schemas)'
       this.sink.notes.push(`${this.label(at)}: not shown, the same in ${this.sink.previousVersion} and ${this.sink.version}: ${why}`)
     }
@@ -236,6 +243,7 @@ export class ChangeExamples {
     }, {
       // Only a converter by path of the change (one of a header, say) ran on a body the same before and after: nothing to say.
       touched: of.part !== 'body' || edited || steps.some((step) => step.converter.change === this.change && step.converter.target.kind !== 'path'),
+      owned: steps.some((step) => step.converter.change === this.change),
       why: this.made.accepted(schema),
       held: () => this.made.held(schema, level + 1)
     })
@@ -267,6 +275,6 @@ export class ChangeExamples {
     // HEAD's first example a converter takes (the first one the documents show).
     await this.add(at, this.made.cases(answered, 0, 'newer'), async (item) => item.toward !== undefined
       ? await migrated(item, answered)
-      : await this.made.firstTaken(answered, async (head) => await migrated(item, head)), { touched, held: () => this.made.held(answered, 0) })
+      : await this.made.firstTaken(answered, async (head) => await migrated(item, head)), { touched, owned: steps.some((step) => step.converter.change === this.change), held: () => this.made.held(answered, 0) })
   }
 }

@@ -90,24 +90,48 @@ interface Subject {
 
 /** The guides of one application (the guide route keeps each it builds). */
 export class UpgradeGuides {
-  /** Each change's part of the guides, the same in every range holding it: built once (a range's page is not kept for long). */
-  private readonly parts = new Map<VersionChangeDescriptor, Promise<UpgradeChange>>()
+  /** Each version's changes, the same in every range holding it: built once (a range's page is not kept for long). */
+  private readonly levels = new Map<number, Promise<UpgradeChange[]>>()
+  /** Examples of payloads no converter of their change runs on (see `levelAt`). */
+  private readonly borrowed = new WeakSet<UpgradeExample>()
 
   constructor (private readonly state: VersionerState, private readonly webhooks: () => readonly DeclaredWebhook[], private readonly engine: MigrationEngine) {}
 
   /** The guide from `from` to `to` (both versions of the bundle, `from` older). */
   async guide (from: string, to: string): Promise<UpgradeGuide> {
-    const { generation, steps } = this.state
+    const { generation } = this.state
     const changes: UpgradeChange[] = []
     // Step L's changes turn level L (the version holding them) into level L + 1 (the version before it).
     for (let level = generation.levelOf(from) - 1; level >= generation.levelOf(to); level--) {
-      for (const change of steps[level].changes) {
-        let part = this.parts.get(change)
-        if (part === undefined) this.parts.set(change, part = this.changeAt(change, level))
-        changes.push(await part)
-      }
+      let part = this.levels.get(level)
+      if (part === undefined) this.levels.set(level, part = this.levelAt(level))
+      changes.push(...await part)
     }
     return { from, to, changes }
+  }
+
+  /**
+   * The changes of step `level`. A pair is the payload in the two versions, whichever of the version's changes made
+   * the difference: one a change shows though no converter of it runs on the payload, the same as one shown under a
+   * change whose converters do, is shown there only, and a note says so (decision 0333).
+   */
+  private async levelAt (level: number): Promise<UpgradeChange[]> {
+    const built: UpgradeChange[] = []
+    for (const change of this.state.steps[level].changes) built.push(await this.changeAt(change, level))
+    const same = (left: UpgradeExample, right: UpgradeExample): boolean => JSON.stringify(left) === JSON.stringify(right)
+    for (const entry of built) {
+      const kept = entry.examples.filter((example) => {
+        const owner = this.borrowed.has(example)
+          ? built.find((other) => other !== entry && other.examples.some((candidate) => !this.borrowed.has(candidate) && same(candidate, example)))
+          : undefined
+        if (owner === undefined) return true
+        entry.notes.push(`${example.operation} ${example.part}${example.status === undefined ? '' : ` (${example.status})`}: shown under ${owner.name}, ` +
+          `whose converters make the difference (the example is the same: ${entry.version} holds both changes)`)
+        return false
+      })
+      entry.examples.splice(0, entry.examples.length, ...kept)
+    }
+    return built
   }
 
   private async changeAt (change: VersionChangeDescriptor, level: number): Promise<UpgradeChange> {
@@ -124,7 +148,8 @@ export class UpgradeGuides {
       examples: [],
       notes: []
     }
-    const examples = new ChangeExamples(this.state, this.engine, entry, change, level)
+    const sink = { version, previousVersion, examples: entry.examples, notes: entry.notes, borrowed: this.borrowed }
+    const examples = new ChangeExamples(this.state, this.engine, sink, change, level)
     // In the order of paths and names, whatever order the routes registered and the webhooks were declared in.
     for (const head of inNameOrder(this.state.headRoutes, (route) => `${route.path} ${route.methods.join(',')}`)) {
       const subject: Subject = {

@@ -116,3 +116,20 @@ test('regression: a renamed header had no example, only a note that the request 
   const page = (await billing.inject('/docs/upgrade?from=2024-09-30&to=2025-03-31')).body
   t.match(page, '<h4>POST /invoices: request headers</h4>', 'the page shows it')
 })
+
+test('regression: a pair another change of the version makes (search by statuses) was shown twice, under the enum change too', async (t) => {
+  const billing = await ready(t, buildBillingApp)
+  const guide = await guideOf(billing, '2024-09-30', '2025-03-31')
+  const search = guide.changes.flatMap((change) => change.examples.filter((example) => example.operation === 'QUERY /invoices/search' && example.part === 'request body')
+    .map((example) => ({ change: change.name, before: example.before, after: example.after })))
+  t.same(search, [{
+    change: 'SearchInvoicesBySeveralStatuses',
+    before: { customerId: '3f2c1d4e-5b6a-4c7d-8e9f-0a1b2c3d4e5f', status: 'draft', limit: 10 },
+    after: { customerId: '3f2c1d4e-5b6a-4c7d-8e9f-0a1b2c3d4e5f', statuses: ['draft'], limit: 10 }
+  }], 'once, under the change whose converter turns status into statuses')
+  const enums = guide.changes.find((change) => change.name === 'AddUncollectibleAndRefundedInvoices')
+  t.ok(enums?.notes.includes('QUERY /invoices/search request body: shown under SearchInvoicesBySeveralStatuses, whose converters make the difference ' +
+    '(the example is the same: 2025-03-31 holds both changes)'), 'the enum change says where it is')
+  const page = (await billing.inject('/docs/upgrade?from=2024-09-30&to=2025-03-31')).body
+  t.equal(page.split('<h4>QUERY /invoices/search: request body</h4>').length, 2, 'the page shows it once')
+})
