@@ -202,14 +202,14 @@ if (!existsSync(CHROMIUM)) {
 
       const list = await page.goto(`${base}/docs`)
       t.equal(list?.status(), 200)
-      t.equal(await page.title(), 'API: API versions')
+      t.equal(await page.title(), 'Users API: API versions')
       t.same(await page.locator('tbody tr td:first-child strong').allInnerTexts(), [...VERSIONS, 'unversioned'],
         'the list shows every version, newest first, then unversioned')
 
       // Follow the list's link to 2002-01-01.
       const row = page.locator('tbody tr').filter({ has: page.locator('strong', { hasText: '2002-01-01' }) })
       await Promise.all([page.waitForURL(`${base}/docs?version=2002-01-01`), row.getByRole('link', { name: 'Swagger UI' }).click()])
-      t.equal(await page.title(), 'API: 2002-01-01: Swagger UI')
+      t.equal(await page.title(), 'Users API: 2002-01-01: Swagger UI')
       const latest = await renderedOperations(page, '2002-01-01')
       t.same(latest, documents.get('2002-01-01'), '2002-01-01: exactly the operations of its document')
       t.ok(latest.includes('POST /users'), '2002-01-01: POST /users')
@@ -287,7 +287,7 @@ if (!existsSync(CHROMIUM)) {
       const attempted = external.length
       const response = await page.goto(`${base}/redoc?version=2002-01-01`)
       t.equal(response?.status(), 200)
-      t.equal(await page.title(), 'API: 2002-01-01: ReDoc')
+      t.equal(await page.title(), 'Users API: 2002-01-01: ReDoc')
       // ReDoc shows each operation's summary as a heading; wait for the first, then read them all.
       await page.getByRole('heading', { name: 'Create a user' }).waitFor({ timeout: WAIT })
       const headings = await page.locator('h2').allInnerTexts()
@@ -322,14 +322,15 @@ if (!existsSync(CHROMIUM)) {
       await page.goto(`${base}/docs`)
       const row = page.locator('tbody tr').filter({ has: page.locator('strong', { hasText: '2000-01-01' }) })
       await Promise.all([page.waitForURL(`${base}/docs/upgrade?from=2000-01-01&to=2002-01-01`), row.getByRole('link', { name: 'upgrade guide to 2002-01-01' }).click()])
-      t.equal(await page.title(), 'API: upgrading from 2000-01-01 to 2002-01-01')
+      t.equal(await page.title(), 'Users API: upgrading from 2000-01-01 to 2002-01-01')
       t.same(await page.locator('section.change h2').allInnerTexts(),
         ['2001-01-01: ReplaceUserAddressWithListOfAddresses', '2002-01-01: MoveUserAddressesToTheirOwnEndpoint'], 'every change between them, newest last')
       const shown = await page.locator('section.change').evaluateAll((sections) => sections.map((section) => ({
         version: section.querySelector('h2')?.textContent?.split(':')[0] ?? '',
         examples: [...section.querySelectorAll('.example')].map((example) => ({
           heading: example.querySelector('h4')?.textContent ?? '',
-          before: example.querySelector('.before pre')?.textContent ?? '',
+          // An operation the change added shows one body, of the version after it (decision 0333).
+          before: example.querySelector('.before pre')?.textContent ?? null,
           after: example.querySelector('.after pre')?.textContent ?? ''
         }))
       })))
@@ -342,7 +343,7 @@ if (!existsSync(CHROMIUM)) {
         t.ok(section.examples.length >= 2, `${after}: the page shows examples`)
         for (const example of section.examples) {
           const [, method, path, part, status] = /^(\S+) (\S+): (request body|response body)(?: \((\d+)\))?$/.exec(example.heading) ?? []
-          for (const [version, text] of [[before, example.before], [after, example.after]]) {
+          for (const [version, text] of example.before === null ? [[after, example.after]] : [[before, example.before], [after, example.after]]) {
             const document = documentsByVersion.get(version) as OpenApiDocument
             const operation = operationsOf(document).find((candidate) => candidate.method === method && candidate.path === path)
             const documented = part === 'request body'

@@ -17,7 +17,8 @@ export interface BuildAppOptions {
 export async function buildApp (options: BuildAppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify(options.fastify)
   const users = new Map<string, User>()
-  await app.register(fastifyVersioner, { versions, ...options.versioner })
+  // The title every page and document shows (the docs page's heading, the upgrade guide's, `info.title`).
+  await app.register(fastifyVersioner, { versions, openapi: { info: { title: 'Users API' } }, ...options.versioner })
 
   await app.register(versioned(async (api) => {
     api.post('/users', {

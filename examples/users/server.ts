@@ -7,7 +7,7 @@ import { buildApp } from './app'
 async function main (): Promise<void> {
   const port = Number(process.env.PORT ?? 3000)
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number (0 for any free port); got '${process.env.PORT}'`)
-  const app = await buildApp({ fastify: { logger: true }, versioner: { openapi: { info: { title: 'Users API' } } } })
+  const app = await buildApp({ fastify: { logger: true } })
   await app.listen({ host: '127.0.0.1', port })
   const address = app.server.address()
   const url = typeof address === 'object' && address !== null ? `http://127.0.0.1:${address.port}` : `http://127.0.0.1:${port}`

@@ -5,11 +5,25 @@
  */
 import type { TSchema } from '@sinclair/typebox'
 import { exampleOf } from '../values/examples'
+import { copyJson } from '../values/json-copy'
 import type { MigrationEngine } from '../serve/migrate-response-body'
 import type { VersionerState } from '../routes/versioner-state'
 import { isEndpointInstruction } from '../describe/instructions'
 import type { VersionChangeDescriptor } from '../describe/version-change-reader'
 import { enumDifferences, type EnumDifference } from './enum-differences'
+
+/**
+ * An error's message (a converter's failure is wrapped, with what it threw).
+ * @example
+ * ```ts
+ * messageOf(new Error('exampleOf: no value')) // 'no value'
+ * ```
+ */
+export function messageOf (error: unknown): string {
+  const thrown = (error as { thrown?: unknown }).thrown ?? error
+  const message = thrown instanceof Error ? thrown.message : String(thrown)
+  return message.replace(/^exampleOf: /, '')
+}
 
 /** One example to make: the documents' own (no `toward`), or one holding an enum value or a schema the change edits. */
 export interface Case {
@@ -81,5 +95,41 @@ export class ExampleCases {
     const values = this.enums.filter((difference) => targets.occurs(body, difference.head, this.around.level)).flatMap((difference) => difference.newer.map((member) => member.value))
     if (values.length === 0) return undefined
     return `a client of ${this.around.previousVersion} sends the same bodies; ${this.around.version} also accepts ${values.map((value) => JSON.stringify(value)).join(', ')}`
+  }
+
+  /** A request body example of a version's `form` (valid there), holding `item`'s value. */
+  request (form: TSchema, version: string, item: Case = {}): unknown {
+    const make = (from: TSchema): unknown => {
+      try {
+        return exampleOf(from, { ...this.options(), toward: item.toward })
+      } catch (error) {
+        throw new Error(`${messageOf(error)} in version ${version}`)
+      }
+    }
+    const check = this.engine.validatorOf(form)
+    let value = make(form)
+    // A rebuilt form keeps HEAD's object-level examples, of HEAD's shape: one that fails the version's schema is
+    // left out, as the version's document leaves it out, and the example is built from the form's keywords.
+    if (!check(copyJson(value)) && Array.isArray(form.examples)) {
+      const { examples, ...bare } = form
+      value = make(bare as TSchema)
+    }
+    if (!check(copyJson(value))) throw new Error(`the example does not match version ${version}'s schema at '${check.errors?.[0]?.instancePath ?? ''}'`)
+    return value
+  }
+
+  /** What `make` makes of HEAD's first example it takes (the first one the documents show); the first one's failure when none does. */
+  async firstTaken<T> (answered: TSchema, make: (head: TSchema) => Promise<T>): Promise<T> {
+    const examples = (answered as { examples?: unknown }).examples
+    const heads = Array.isArray(examples) && examples.length > 1 ? examples.map((example) => ({ ...answered, examples: [example] })) : [answered]
+    let failure: unknown
+    for (const head of heads) {
+      try {
+        return await make(head)
+      } catch (error) {
+        failure ??= error
+      }
+    }
+    throw failure
   }
 }

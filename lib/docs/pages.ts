@@ -190,8 +190,11 @@ function changeSection (change: UpgradeChange): string {
   const examples = change.examples.map((example) =>
     `<div class="example"><h4>${escapeHtml(`${example.operation}: ${example.part}${example.status === undefined ? '' : ` (${example.status})`}`)}</h4>` +
     (example.shows === undefined ? '' : `<p>With ${escapeHtml(example.shows)}:</p>`) +
-    `<div class="before"><h5>${escapeHtml(change.previousVersion)} (before${answeredAs(example.answered?.before)})</h5><pre>${json(example.before)}</pre></div>` +
-    `<div class="after"><h5>${escapeHtml(change.version)} (after${answeredAs(example.answered?.after)})</h5><pre>${json(example.after)}</pre></div></div>`).join('')
+    // An operation or webhook the change added has no `before`: the version after it only.
+    (Object.hasOwn(example, 'before')
+      ? `<div class="before"><h5>${escapeHtml(change.previousVersion)} (before${answeredAs(example.answered?.before)})</h5><pre>${json(example.before)}</pre></div>` +
+        `<div class="after"><h5>${escapeHtml(change.version)} (after${answeredAs(example.answered?.after)})</h5><pre>${json(example.after)}</pre></div>`
+      : `<div class="after"><h5>${escapeHtml(change.version)} (added by this change)</h5><pre>${json(example.after)}</pre></div>`) + '</div>').join('')
   const notes = change.notes.map((note) => `<li>${escapeHtml(note)}</li>`).join('')
   return `<section class="change"><h2>${escapeHtml(change.version)}: ${escapeHtml(change.name)}</h2>` +
     `<p>${escapeHtml(change.description)}</p>${change.sideEffects ? '<p><span class="badge deprecated">side effects</span></p>' : ''}` +

@@ -13,7 +13,7 @@ import { migrateAnswerWith, type MigrationEngine } from '../serve/migrate-respon
 import type { VersionerState } from '../routes/versioner-state'
 import type { PlannedRoute } from '../routes/converter-steps'
 import { isEndpointInstruction } from '../describe/instructions'
-import { ExampleCases, type Case } from './example-cases'
+import { ExampleCases, messageOf, type Case } from './example-cases'
 import type { VersionChangeDescriptor } from '../describe/version-change-reader'
 
 /**
@@ -29,15 +29,15 @@ import type { VersionChangeDescriptor } from '../describe/version-change-reader'
 export interface UpgradeExample {
   /** `POST /users`, or `webhook user.created`. */
   readonly operation: string
-  readonly part: 'request body' | 'response body' | 'webhook payload'
+  readonly part: 'request body' | 'request headers' | 'query string' | 'response body' | 'webhook payload'
   /** The response's status as the documents key it (`201`, `404`, `4XX`, `default`), for response bodies. */
   readonly status?: string
   /** The statuses the two versions answer an error with, when a converter of either changed the one of `status`. */
   readonly answered?: { readonly before: number, readonly after: number }
   /** What the example shows, when it was made for it: `the value "refunded" of OrderStatus, which 2000-01-01 lacks`. */
   readonly shows?: string
-  /** The payload in the version before the change. */
-  readonly before: unknown
+  /** The payload in the version before the change; absent for an operation or webhook the change added (decision 0333). */
+  readonly before?: unknown
   /** The same payload in the version after it. */
   readonly after: unknown
 }
@@ -48,6 +48,8 @@ interface ExampleSink {
   readonly previousVersion: string
   readonly examples: UpgradeExample[]
   readonly notes: string[]
+  /** Examples of payloads no converter of the change runs on: what differs may be another change's of the version (decision 0333). */
+  readonly borrowed?: WeakSet<UpgradeExample>
 }
 
 /** What one example is of: the operation and part, and for a response the route's converters. */
@@ -55,15 +57,11 @@ interface Payload extends Pick<UpgradeExample, 'operation' | 'part' | 'status'> 
   readonly on?: Parameters<typeof migrateAnswerWith>[3]
 }
 
+/** The request part an example is of: the body, or headers or the query string (sent with the route's `body` schema's example). */
+type RequestPart = { readonly part: 'body' } | { readonly part: 'headers' | 'querystring', readonly body: TSchema | undefined }
+
 /** What a case of an example makes: the payload in both versions (and, for an error, the statuses they answer). */
 type Pair = Pick<UpgradeExample, 'before' | 'after' | 'answered'>
-
-/** An error's message (a converter's failure is wrapped, with what it threw). */
-function messageOf (error: unknown): string {
-  const thrown = (error as { thrown?: unknown }).thrown ?? error
-  const message = thrown instanceof Error ? thrown.message : String(thrown)
-  return message.replace(/^exampleOf: /, '')
-}
 
 function sameJson (left: unknown, right: unknown): boolean {
   return JSON.stringify(left) === JSON.stringify(right)
@@ -76,6 +74,8 @@ type Steps = ReadonlyArray<{ readonly converter: { readonly change: VersionChang
 interface Same {
   /** True when the change edits a schema of the payload or converts it (a note is then due). */
   readonly touched: boolean
+  /** True when a converter of the change runs on the payload. */
+  readonly owned: boolean
   readonly why?: string
   /** Cases holding each schema the change edits, tried when every pair is the same (the example held another union member). */
   readonly held?: () => Case[]
@@ -147,8 +147,11 @@ export class ChangeExamples {
         this.sink.notes.push(`${this.label(at)}${item.shows === undefined ? '' : `, ${item.shows}`}: ${this.failure(item, error)}`)
       }
     }
+    const mark = (examples: readonly UpgradeExample[]): void => { if (!same.owned) for (const example of examples) this.sink.borrowed?.add(example) }
+    mark(shown)
     if (unchanged === cases.length && same.touched) {
-      if (await this.addHeld(at, make, same.held?.() ?? [])) return
+      const from = this.sink.examples.length
+      if (await this.addHeld(at, make, same.held?.() ?? [])) return mark(this.sink.examples.slice(from))
       const why = same.why ?? 'this change does not alter this example (what differs is in the two versions\' schemas)'
       this.sink.notes.push(`${this.label(at)}: not shown, the same in ${this.sink.previousVersion} and ${this.sink.version}: ${why}`)
     }
@@ -179,39 +182,57 @@ export class ChangeExamples {
     return `no example (${messageOf(error)})`
   }
 
+  /**
+   * The example of a payload of an operation or webhook the change added: the version after it only, `before` left
+   * out (decision 0333); a request body as the version takes it, a response or webhook payload as HEAD's example
+   * migrated to the version (`schema` the version's, `answered` HEAD's).
+   */
+  async added (at: Payload, part: { readonly request: TSchema } | { readonly schema: TSchema, readonly answered?: TSchema }): Promise<void> {
+    const { generation } = this.state
+    const { level, sink } = this
+    try {
+      let after: unknown
+      if ('request' in part) {
+        const form = generation.formAt(part.request, level)
+        after = this.ordered(form, this.made.request(form, sink.version))
+      } else {
+        const { schema, answered = schema } = part
+        after = await this.made.firstTaken(answered, async (head) => {
+          const migrated = await migrateAnswerWith(this.engine, schema, { latestBody: exampleOf(head, this.made.options()), version: sink.version }, at.on)
+          return this.ordered(generation.formAt(schema, level), migrated.body)
+        })
+      }
+      sink.examples.push({ operation: at.operation, part: at.part, ...(at.status === undefined ? {} : { status: at.status }), after })
+    } catch (error) {
+      sink.notes.push(`${this.label(at)}: no example (${messageOf(error)})`)
+    }
+  }
+
   /** A request body of the version before the change, converted up by the change's request converters. */
-  async request (route: PlannedRoute, at: Payload & { readonly method: string }, body: TSchema): Promise<void> {
+  async request (route: PlannedRoute, at: Payload & { readonly method: string }, schema: TSchema, of: RequestPart = { part: 'body' }): Promise<void> {
     const { generation, planner } = this.state
     const { level, sink } = this
-    const beforeForm = generation.formAt(body, level + 1)
-    const afterForm = generation.formAt(body, level)
+    const beforeForm = generation.formAt(schema, level + 1)
+    const afterForm = generation.formAt(schema, level)
+    const body = of.part === 'body' ? schema : of.body
     const steps = planner.requestSteps(route, body, level + 1)
-    const touched = this.touches(body, steps)
+    // Headers and the query string are the change's when it edits their schema: its converters on the route may be the body's.
+    const edited = [level, level + 1].some((version) => this.edits(schema, version))
+    const touched = of.part === 'body' ? this.touches(schema, steps) : edited
     if (!touched) return
     // The version's request converters, this change's and those of the changes it was released with: a body of the
     // version before it becomes one of the version after it only when all of them have run (decision 0271).
     const { changes } = this.state.steps[level]
     const converters = steps.filter((step) => changes.includes(step.converter.change))
-    await this.add(at, this.made.cases(body, level + 1, 'older'), async (item) => {
-      const make = (form: TSchema): unknown => {
-        try {
-          return exampleOf(form, { ...this.made.options(), toward: item.toward })
-        } catch (error) {
-          throw new Error(`${messageOf(error)} in version ${sink.previousVersion}`)
-        }
-      }
-      const check = this.engine.validatorOf(beforeForm)
-      let before = make(beforeForm)
-      // A rebuilt form keeps HEAD's object-level examples, of HEAD's shape: one that fails the version's schema is
-      // left out, as the version's document leaves it out, and the example is built from the form's keywords.
-      if (!check(copyJson(before)) && Array.isArray(beforeForm.examples)) {
-        const { examples, ...bare } = beforeForm
-        before = make(bare as TSchema)
-      }
-      if (!check(copyJson(before))) throw new Error(`the example does not match version ${sink.previousVersion}'s schema at '${check.errors?.[0]?.instancePath ?? ''}'`)
-      const info = { body: copyJson(before), queryParams: {}, headers: {}, cookies: {}, form: undefined }
+    await this.add(at, this.made.cases(schema, level + 1, 'older'), async (item) => {
+      const before = this.made.request(beforeForm, sink.previousVersion, item)
+      // Headers and a query string are sent with the body the version's clients send (converters by path may read it).
+      const sent = of.part === 'body' ? before : of.body === undefined ? undefined : this.made.request(generation.formAt(of.body, level + 1), sink.previousVersion)
+      const own = (part: RequestPart['part']): object => of.part === part ? copyJson(before) as object : {}
+      const info = { body: sent === undefined ? undefined : copyJson(sent), queryParams: own('querystring'), headers: own('headers'), cookies: {}, form: undefined }
+      const converted = await runStepsToBody(converters, info, info.body, { method: at.method, reply: undefined })
       // What the version after the change takes: fields the converters wrote for later versions (HEAD's internal ones) left out.
-      const after = applyShape(afterForm, planner.requestRules, await runStepsToBody(converters, info, info.body, { method: at.method, reply: undefined }))
+      const after = applyShape(afterForm, planner.requestRules, of.part === 'body' ? converted : of.part === 'headers' ? info.headers : info.queryParams)
       const checkAfter = this.engine.validatorOf(afterForm)
       // Keys in the order each version's schema lists them, as a client writes them from its document.
       if (checkAfter(copyJson(after))) return { before: this.ordered(beforeForm, before), after: this.ordered(afterForm, after) }
@@ -219,7 +240,13 @@ export class ChangeExamples {
         throw new Error(`no request converter of this change turns it into a value ${sink.version} has: such a request fails on the server (add one)`)
       }
       throw new Error(`the converted example does not match version ${sink.version}'s schema at '${checkAfter.errors?.[0]?.instancePath ?? ''}'`)
-    }, { touched, why: this.made.accepted(body), held: () => this.made.held(body, level + 1) })
+    }, {
+      // Only a converter by path of the change (one of a header, say) ran on a body the same before and after: nothing to say.
+      touched: of.part !== 'body' || edited || steps.some((step) => step.converter.change === this.change && step.converter.target.kind !== 'path'),
+      owned: steps.some((step) => step.converter.change === this.change),
+      why: this.made.accepted(schema),
+      held: () => this.made.held(schema, level + 1)
+    })
   }
 
   /**
@@ -245,20 +272,9 @@ export class ChangeExamples {
       const { generation } = this.state
       return { before: this.ordered(generation.formAt(schema, this.level + 1), before.body), after: this.ordered(generation.formAt(schema, this.level), after.body), ...answered }
     }
-    // HEAD's first example a converter takes (the first one the documents show); the first one's failure when none does.
-    const examples = (answered as { examples?: unknown }).examples
-    const heads = Array.isArray(examples) && examples.length > 1 ? examples.map((example) => ({ ...answered, examples: [example] })) : [answered]
-    await this.add(at, this.made.cases(answered, 0, 'newer'), async (item) => {
-      if (item.toward !== undefined) return await migrated(item, answered)
-      let failure: unknown
-      for (const head of heads) {
-        try {
-          return await migrated(item, head)
-        } catch (error) {
-          failure ??= error
-        }
-      }
-      throw failure
-    }, { touched, held: () => this.made.held(answered, 0) })
+    // HEAD's first example a converter takes (the first one the documents show).
+    await this.add(at, this.made.cases(answered, 0, 'newer'), async (item) => item.toward !== undefined
+      ? await migrated(item, answered)
+      : await this.made.firstTaken(answered, async (head) => await migrated(item, head)), { touched, owned: steps.some((step) => step.converter.change === this.change), held: () => this.made.held(answered, 0) })
   }
 }

@@ -90,24 +90,48 @@ interface Subject {
 
 /** The guides of one application (the guide route keeps each it builds). */
 export class UpgradeGuides {
-  /** Each change's part of the guides, the same in every range holding it: built once (a range's page is not kept for long). */
-  private readonly parts = new Map<VersionChangeDescriptor, Promise<UpgradeChange>>()
+  /** Each version's changes, the same in every range holding it: built once (a range's page is not kept for long). */
+  private readonly levels = new Map<number, Promise<UpgradeChange[]>>()
+  /** Examples of payloads no converter of their change runs on (see `levelAt`). */
+  private readonly borrowed = new WeakSet<UpgradeExample>()
 
   constructor (private readonly state: VersionerState, private readonly webhooks: () => readonly DeclaredWebhook[], private readonly engine: MigrationEngine) {}
 
   /** The guide from `from` to `to` (both versions of the bundle, `from` older). */
   async guide (from: string, to: string): Promise<UpgradeGuide> {
-    const { generation, steps } = this.state
+    const { generation } = this.state
     const changes: UpgradeChange[] = []
     // Step L's changes turn level L (the version holding them) into level L + 1 (the version before it).
     for (let level = generation.levelOf(from) - 1; level >= generation.levelOf(to); level--) {
-      for (const change of steps[level].changes) {
-        let part = this.parts.get(change)
-        if (part === undefined) this.parts.set(change, part = this.changeAt(change, level))
-        changes.push(await part)
-      }
+      let part = this.levels.get(level)
+      if (part === undefined) this.levels.set(level, part = this.levelAt(level))
+      changes.push(...await part)
     }
     return { from, to, changes }
+  }
+
+  /**
+   * The changes of step `level`. A pair is the payload in the two versions, whichever of the version's changes made
+   * the difference: one a change shows though no converter of it runs on the payload, the same as one shown under a
+   * change whose converters do, is shown there only, and a note says so (decision 0333).
+   */
+  private async levelAt (level: number): Promise<UpgradeChange[]> {
+    const built: UpgradeChange[] = []
+    for (const change of this.state.steps[level].changes) built.push(await this.changeAt(change, level))
+    const same = (left: UpgradeExample, right: UpgradeExample): boolean => JSON.stringify(left) === JSON.stringify(right)
+    for (const entry of built) {
+      const kept = entry.examples.filter((example) => {
+        const owner = this.borrowed.has(example)
+          ? built.find((other) => other !== entry && other.examples.some((candidate) => !this.borrowed.has(candidate) && same(candidate, example)))
+          : undefined
+        if (owner === undefined) return true
+        entry.notes.push(`${example.operation} ${example.part}${example.status === undefined ? '' : ` (${example.status})`}: shown under ${owner.name}, ` +
+          `whose converters make the difference (the example is the same: ${entry.version} holds both changes)`)
+        return false
+      })
+      entry.examples.splice(0, entry.examples.length, ...kept)
+    }
+    return built
   }
 
   private async changeAt (change: VersionChangeDescriptor, level: number): Promise<UpgradeChange> {
@@ -124,7 +148,8 @@ export class UpgradeGuides {
       examples: [],
       notes: []
     }
-    const examples = new ChangeExamples(this.state, this.engine, entry, change, level)
+    const sink = { version, previousVersion, examples: entry.examples, notes: entry.notes, borrowed: this.borrowed }
+    const examples = new ChangeExamples(this.state, this.engine, sink, change, level)
     // In the order of paths and names, whatever order the routes registered and the webhooks were declared in.
     for (const head of inNameOrder(this.state.headRoutes, (route) => `${route.path} ${route.methods.join(',')}`)) {
       const subject: Subject = {
@@ -149,6 +174,7 @@ export class UpgradeGuides {
         const own = added.includes(method) && gone.length === 0 ? 'added' : status
         entry.operations.push({ method, path: formatParamUrl(state.path), ...named, ...was, status: own })
         if (own === 'changed') await this.routeExamples(examples, { head, method, level, notes: entry.notes })
+        if (own === 'added') await this.addedExamples(examples, head, method, level)
       }
       for (const method of added.length === 0 ? gone : []) entry.operations.push({ method, path: formatParamUrl(previous.path), ...named, status: 'removed' })
     }
@@ -157,7 +183,9 @@ export class UpgradeGuides {
       const status = this.affects(subject, examples, level)
       if (status === undefined) continue
       entry.webhooks.push({ name: webhook.name, method: webhook.method, status })
-      if (status === 'changed') await examples.response({ operation: `webhook ${webhook.name}`, part: 'webhook payload' }, webhook.body)
+      const at = { operation: `webhook ${webhook.name}`, part: 'webhook payload' } as const
+      if (status === 'changed') await examples.response(at, webhook.body)
+      if (status === 'added') await examples.added(at, { schema: webhook.body })
     }
     return entry
   }
@@ -192,21 +220,41 @@ export class UpgradeGuides {
     const { head, method, level } = at
     const operation = `${method} ${formatParamUrl(head.timeline[level].path)}`
     // A body declared by media type: each of its schemas once.
-    for (const body of new Set(Object.values(head.forms.body.schemas))) await examples.request(head, { operation, part: 'request body', method }, body)
+    const bodies = new Set(Object.values(head.forms.body.schemas))
+    for (const body of bodies) await examples.request(head, { operation, part: 'request body', method }, body)
+    // Headers and the query string a change renames or retypes: a client sends them too.
+    for (const [part, label] of [['headers', 'request headers'], ['querystring', 'query string']] as const) {
+      const schema = head.forms.parts[part]
+      if (schema !== undefined) await examples.request(head, { operation, part: label, method }, schema, { part, body: [...bodies][0] })
+    }
     const before = head.forms.responses[level + 1].schemas
     // What HEAD's handler answers: a newer change may have given both versions another response (`had({ response })`).
     const answered = head.forms.responses[0].schemas
-    for (const [slot, schema] of Object.entries(head.forms.responses[level].schemas)) {
+    const slots = head.forms.responses[level].schemas
+    for (const [slot, schema] of Object.entries(slots)) {
       if (before[slot] !== schema || answered[slot] === undefined) continue
-      // An error slot's body as the version's error converters give it (`default` is shown as the success it also is).
-      const status = answersSuccess(slot) ? {} : { status: errorStatusOf(slot) }
-      await examples.response({ operation, part: 'response body', status: statusKeyOf(slot), on: { route: head, method, slot, ...status } }, schema, head, answered[slot])
+      // An error slot's body as the version's error converters give it.
+      const status = errorStatusOf(slot, Object.keys(slots))
+      await examples.response({ operation, part: 'response body', status: statusKeyOf(slot), on: { route: head, method, slot, ...(status === undefined ? {} : { status }) } },
+        schema, head, answered[slot])
     }
     // Errors the change's error converters run on, of no schema the route declares: there is nothing to make their example of.
     const ours = (step: ConverterStep): boolean => step.converter.change === examples.change && step.converter.migrateHttpErrors
     if (!Object.keys(before).some((slot) => !isSuccessKey(slot)) && this.state.planner.responseSteps(head, undefined, level + 1, before).some(ours)) {
       at.notes.push(`${operation} error responses: this change's converters declared with migrateHttpErrors run on them, but the route declares ` +
         'no error response to make an example of: declare its schema (response: { 404: … }) to show the bodies')
+    }
+  }
+
+  /** The examples of an operation the change added, as the version after it has them: its request body and success responses (decision 0333). */
+  private async addedExamples (examples: ChangeExamples, head: BehaviourRoute, method: string, level: number): Promise<void> {
+    const operation = `${method} ${formatParamUrl(head.timeline[level].path)}`
+    for (const body of new Set(Object.values(head.forms.body.schemas))) await examples.added({ operation, part: 'request body' }, { request: body })
+    const slots = head.forms.responses[level].schemas
+    const answered = head.forms.responses[0].schemas
+    for (const [slot, schema] of Object.entries(slots)) {
+      if (answered[slot] === undefined || errorStatusOf(slot, Object.keys(slots)) !== undefined) continue
+      await examples.added({ operation, part: 'response body', status: statusKeyOf(slot), on: { route: head, method, slot } }, { schema, answered: answered[slot] })
     }
   }
 }
@@ -217,8 +265,20 @@ function statusKeyOf (slot: string): string {
   return `${status.replace(/^(\d)xx$/, '$1XX')}${media === undefined ? '' : ` ${media}`}`
 }
 
-/** The status an error slot's example is sent with: its own, or a range's first (`4xx`: 400). */
-function errorStatusOf (slot: string): number {
+/**
+ * The status an error slot's example is sent with: its own, a range's first (`4xx`: 400), or, for `default` beside a
+ * success slot of the route's (`slots`), the first error status no other slot takes (decision 0333); `undefined` for a
+ * success slot, and for a `default` that is the route's only success (made as a 200).
+ */
+function errorStatusOf (slot: string, slots: readonly string[]): number | undefined {
   const [status] = slotParts(slot)
+  const keys = slots.map((other) => slotParts(other)[0])
+  if (status === 'default') {
+    if (!keys.some(isSuccessKey)) return undefined
+    const taken = (code: number): boolean => keys.includes(String(code)) || keys.includes(`${String(code)[0]}xx`)
+    for (let code = 400; code < 600; code++) if (!taken(code)) return code
+    return undefined
+  }
+  if (answersSuccess(slot)) return undefined
   return /^\dxx$/.test(status) ? Number(status[0]) * 100 : Number(status)
 }

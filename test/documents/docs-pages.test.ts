@@ -150,7 +150,7 @@ test('GET /docs?version=V: Swagger UI for V, a switcher over every version, a na
     t.match(response.headers['content-type'], /^text\/html; charset=utf-8/)
     t.equal(response.headers['x-content-type-options'], 'nosniff')
     const html = response.body
-    t.match(html, `<title>API: ${current}: Swagger UI</title>`)
+    t.match(html, `<title>Users API: ${current}: Swagger UI</title>`)
     t.match(html, '<div id="swagger-ui"></div>')
 
     const config = swaggerConfig(html)
@@ -192,7 +192,7 @@ test('GET /redoc?version=V: ReDoc for V, a navigation bar of ReDoc pages, its sc
     t.equal(response.statusCode, 200)
     t.match(response.headers['content-type'], /^text\/html; charset=utf-8/)
     const html = response.body
-    t.match(html, `<title>API: ${current}: ReDoc</title>`)
+    t.match(html, `<title>Users API: ${current}: ReDoc</title>`)
     t.match(html, `<redoc spec-url="/openapi.json?version=${current}"></redoc>`)
     t.equal(scriptOpenings(html), 1, 'only ReDoc\'s script')
     t.same(scriptSources(html), [`${LOCAL}/redoc.standalone.js`], 'the ReDoc bundle shipped with the package, served locally')

@@ -151,3 +151,37 @@ test('an error response declared by media type (a content map) is keyed by its s
   const old = await app.inject({ url: '/users/u-1', headers: { 'x-api-version': '2000-01-01' } })
   t.same([old.statusCode, old.json()], [404, change.examples[0].before], 'what the server answers 2000-01-01')
 })
+
+test('regression: a default response beside a success is shown as the error body it answers, not as a success the converter leaves alone', async (t) => {
+  // The converter reshapes errors only, as most do: the default slot's example made as a 200 was the same pair, and a note.
+  class ErrorsHaveCodesByPath extends VersionChange {
+    description = 'An error says its code; its message was `error`.'
+    instructionsToMigrateToPreviousVersion = [schema(NotFound).field('code').didntExist, schema(NotFound).field('message').had({ name: 'error' })]
+    @ConvertResponseToPreviousVersionFor('/users/:id', ['GET'], { migrateHttpErrors: true })
+    down (response: ResponseInfo) {
+      if (response.statusCode < 400) return
+      response.body = { error: response.body.message }
+    }
+  }
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', ErrorsHaveCodesByPath), new Version('2000-01-01')), async (api) => {
+    api.get('/users/:id', { schema: { response: { 200: User, 404: User, default: NotFound } } },
+      async (_request, reply) => await reply.code(400).send({ code: 'not_found', message: 'No such user' }))
+  })
+  await app.ready()
+  const [change] = (await guideOf(app)).changes
+  const shown = change.examples.filter((example) => example.status === 'default')
+  t.same(shown, [{ operation: 'GET /users/{id}', part: 'response body', status: 'default', before: { error: 'No such user' }, after: { code: 'not_found', message: 'No such user' } }],
+    'the error body of each version, keyed default as the documents key it')
+  t.notOk(change.notes.some((note) => note.includes('(default)')), 'no note that it could not be made')
+  const old = await app.inject({ url: '/users/u-1', headers: { 'x-api-version': '2000-01-01' } })
+  t.same([old.statusCode, old.json()], [400, shown[0].before], 'what the server answers 2000-01-01 for an error without a slot of its own')
+  t.match((await app.inject('/docs/upgrade?from=2000-01-01&to=2001-01-01')).body, 'GET /users/{id}: response body (default)', 'the page shows it')
+
+  // A default that is the route's only response still answers its successes: its example is made as one.
+  const only = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', ErrorsHaveCodes), new Version('2000-01-01')), async (api) => {
+    api.get('/users/:id', { schema: { response: { default: NotFound } } }, async () => ({ code: 'not_found', message: 'No such user' }))
+  })
+  await only.ready()
+  const [alone] = (await guideOf(only)).changes
+  t.same(alone.examples.map((example) => [example.status, example.before]), [['default', { error: 'No such user' }]], 'a success of the default slot, as served')
+})

@@ -51,7 +51,9 @@ function assertExamplesValid (t: Test, app: FastifyInstance, guide: UpgradeGuide
   let checked = 0
   for (const change of guide.changes) {
     for (const example of change.examples) {
-      for (const [version, value] of [[change.previousVersion, example.before], [change.version, example.after]] as const) {
+      // An operation the change added has no "before" (decision 0333).
+      const sides = Object.hasOwn(example, 'before') ? [[change.previousVersion, example.before], [change.version, example.after]] as const : [[change.version, example.after]] as const
+      for (const [version, value] of sides) {
         const document = documentOf(app, version)
         const documented = documentedSchema(document, example)
         t.ok(documented !== undefined, `${change.name}: ${example.operation} ${example.part} is documented in ${version}`)
@@ -119,6 +121,8 @@ test('the HTML page shows every change, its operations and its examples, escaped
     t.ok(html.includes(text), `the page holds ${text}`)
   }
   t.ok(html.indexOf('ReplaceUserAddressWithListOfAddresses') < html.indexOf('MoveUserAddressesToTheirOwnEndpoint'), 'newest last')
+  // Regression: only examples/users/server.ts named the API, so an app built from app.ts (as a user copies it) was "API".
+  t.ok(html.includes('<h1>Users API: upgrading from 2000-01-01 to 2002-01-01</h1>'), 'the example app\'s own title, from app.ts')
   t.notOk(/<script|style=|\son[a-z]+=/i.test(html), 'no script, inline style or event handler: the page works under a strict CSP')
 })
 
@@ -229,6 +233,9 @@ test('a webhook added (didntExist) or removed (onlyExistsInOlderVersions) is lis
   const page = (await app.inject('/docs/upgrade?from=2000-01-01&to=2001-01-01')).body
   t.match(page, '<li><code>webhook invoice.finalized (POST)</code> <span class="badge">removed</span></li>', 'the page shows it removed')
   t.match(page, '<li><code>webhook invoice.voided (POST)</code> <span class="badge">added</span></li>')
+  // Regression: an added webhook had no example; its payload is shown as the version after the change sends it (decision 0333).
+  t.same(change.examples, [{ operation: 'webhook invoice.voided', part: 'webhook payload', after: { id: 'example' } }], 'the added webhook\'s payload, with no "before"')
+  t.match(page, '<h4>webhook invoice.voided: webhook payload</h4><div class="after"><h5>2001-01-01 (added by this change)</h5>')
 })
 
 test('preview versions are in guides only asked with ?channel=preview (decision 0276); links lead released versions to the newest release', async (t) => {
@@ -920,4 +927,27 @@ test('regression: an older change on a route a newer change reshapes starts from
     t.same((await app.inject({ url: '/orders', headers: { 'x-api-version': version } })).json(), body, `${version}: the server answers so`)
   }
   t.ok(assertExamplesValid(t, app, guide) >= 2)
+})
+
+test('regression: a renamed query parameter had no example: the guide shows the query string each version\'s client sends', async (t) => {
+  const Query = Type.Object({ pageSize: Type.Optional(Type.Integer({ minimum: 1, examples: [20] })) }, { $id: 'ItemQuery' })
+  class PageSizeWasLimit extends VersionChange {
+    description = 'The page size is pageSize (it was limit).'
+    instructionsToMigrateToPreviousVersion = [schema(Query).field('pageSize').had({ name: 'limit' })]
+    @ConvertRequestToNextVersionFor('/items', ['GET'])
+    limitToPageSize (request: RequestInfo) {
+      if (request.queryParams.limit === undefined) return
+      request.queryParams.pageSize = request.queryParams.limit
+      delete request.queryParams.limit
+    }
+  }
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', PageSizeWasLimit), new Version('2000-01-01')), async (api) => {
+    api.get('/items', { schema: { querystring: Query } }, async (request) => ({ pageSize: (request.query as { pageSize?: number }).pageSize }))
+  })
+  await app.ready()
+  const [change] = (await guideOf(app, '2000-01-01', '2001-01-01')).changes
+  t.same(change.examples, [{ operation: 'GET /items', part: 'query string', before: { limit: 20 }, after: { pageSize: 20 } }])
+  t.same(change.notes, [])
+  const served = await app.inject({ url: '/items', query: { limit: '20' }, headers: { 'x-api-version': '2000-01-01' } })
+  t.same(served.json(), { pageSize: 20 }, 'the server takes the older query string as the guide says the newer one reads')
 })
