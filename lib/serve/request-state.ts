@@ -49,6 +49,11 @@ export interface RequestState {
   storageHolds: number
   /** Its `If-None-Match` while held back from the application's `onSend` hooks; `null` once `reply.send` holds it (./sent-entity-tags.ts). */
   noneMatch: string | null | undefined
+  /**
+   * Picked before the request hook (`request.apiVersion` read in an `onRequest` hook), from the request as it was then:
+   * picked again when a hook changed what it names since, till the request hook picks it (./pick-version.ts).
+   */
+  early: boolean
 }
 
 type WithState = FastifyRequest & { [kRequestState]: RequestState | null }
@@ -59,8 +64,8 @@ export function requestState (request: FastifyRequest): RequestState | null {
 }
 
 /** Starts the state of a request whose version was just picked. */
-export function startRequestState (request: FastifyRequest, picked: PickedVersion): RequestState {
-  const state: RequestState = { picked, behaviour: null, migrated: false, converterFailed: false, converting: false, responseRefused: false, converted: false, versionSerializer: false, handlerSuccess: undefined, handlerSlot: undefined, fieldDeprecations: null, pinned: false, storageHolds: 0, noneMatch: undefined }
+export function startRequestState (request: FastifyRequest, picked: PickedVersion, early = false): RequestState {
+  const state: RequestState = { picked, behaviour: null, migrated: false, converterFailed: false, converting: false, responseRefused: false, converted: false, versionSerializer: false, handlerSuccess: undefined, handlerSlot: undefined, fieldDeprecations: null, pinned: false, storageHolds: 0, noneMatch: undefined, early }
   ;(request as WithState)[kRequestState] = state
   return state
 }

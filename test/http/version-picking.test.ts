@@ -729,3 +729,50 @@ test('regression: every answer naming a version varies on the version header, wh
   await paths.register(echoRoute)
   t.equal((await paths.inject({ url: '/2001-01-01/echo' })).headers.vary, undefined, 'path versions: the URL differs instead')
 })
+
+// An onRequest hook that maps what a client sends (an alias, another header) to the version header: the version is
+// picked after the application's hooks, so it is served the hook's version. A hook before it reading request.apiVersion
+// (a metrics or log hook) froze the version the request named then: that client was served another version, HEAD's
+// shape to an old client, or a 400 saying it named no version.
+test('regression: a version header an onRequest hook sets is served, also when an earlier hook read request.apiVersion', async (t) => {
+  const User = Type.Object({ id: Type.String(), fullName: Type.String(), servedAs: Type.String(), seenFirst: Type.String() })
+  class FullNameWasName extends VersionChange {
+    description = 'fullName was name.'
+    instructionsToMigrateToPreviousVersion = [schema(User).field('fullName').had({ name: 'name' })]
+
+    @ConvertResponseToPreviousVersionFor(User)
+    nameDown (response: ResponseInfo) {
+      response.body.name = response.body.fullName
+      delete response.body.fullName
+    }
+  }
+  const aliases: Record<string, string> = { legacy: '2000-01-01', current: '2001-01-01' }
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', FullNameWasName), new Version('2000-01-01')), async (api) => {
+    api.get('/users/:id', { schema: { response: { 200: User } } }, async (request) => ({
+      id: 'u1', fullName: 'Ada', servedAs: String(request.apiVersion), seenFirst: String((request as FastifyRequest & { seenFirst?: string }).seenFirst)
+    }))
+  }, {
+    beforeVersioner: (app) => {
+      app.addHook('onRequest', async (request) => {
+        if (request.headers['x-read-first'] !== undefined) (request as FastifyRequest & { seenFirst?: string }).seenFirst = String(request.apiVersion)
+      })
+      app.addHook('onRequest', async (request) => {
+        const alias = request.headers['x-api-alias']
+        if (typeof alias === 'string') request.headers['x-api-version'] = aliases[alias]
+      })
+    }
+  })
+  const cases: Array<[Record<string, string>, Record<string, unknown>]> = [
+    [{ 'x-api-alias': 'legacy' }, { id: 'u1', name: 'Ada', servedAs: '2000-01-01', seenFirst: 'undefined' }],
+    [{ 'x-api-alias': 'legacy', 'x-read-first': '' }, { id: 'u1', name: 'Ada', servedAs: '2000-01-01', seenFirst: 'undefined' }],
+    [{ 'x-api-alias': 'legacy', 'x-api-version': '2001-01-01', 'x-read-first': '' }, { id: 'u1', name: 'Ada', servedAs: '2000-01-01', seenFirst: '2001-01-01' }],
+    [{ 'x-api-alias': 'current', 'x-api-version': '2000-01-01', 'x-read-first': '' }, { id: 'u1', fullName: 'Ada', servedAs: '2001-01-01', seenFirst: '2000-01-01' }],
+    [{ 'x-api-version': '2000-01-01', 'x-read-first': '' }, { id: 'u1', name: 'Ada', servedAs: '2000-01-01', seenFirst: '2000-01-01' }]
+  ]
+  for (const [headers, expected] of cases) {
+    const response = await app.inject({ url: '/users/u1', headers })
+    t.equal(response.statusCode, 200, `${JSON.stringify(headers)}: ${response.body}`)
+    t.same(response.json(), expected, JSON.stringify(headers))
+    t.equal(response.headers['x-api-version'], expected.servedAs, `${JSON.stringify(headers)}: the version echoed`)
+  }
+})
