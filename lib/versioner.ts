@@ -11,6 +11,7 @@ import { NotReadyError, VersionerAlreadyRegisteredError } from './core/errors'
 import { MigrationEngine, migrateWith, type MigrateResponseBodyOptions } from './serve/migrate-response-body'
 import { resolveOptions, type FastifyVersionerOptions, type ResolvedOptions } from './options'
 import { pickedWithoutWaiting, RoutingPicks, versionPickedBeforeRouting } from './serve/pick-version'
+import { noteRoutedVersion } from './serve/routed-version'
 import { bindVersionInChildLoggers, loggerEnabled, registeredRouteOf, releaseStorage, requestState } from './serve/request-state'
 import { createRouteObserver, VERSION_CONSTRAINT } from './serve/route-registration'
 import { buildRouteTable, type VersionedRouteInfo } from './routes/route-table'
@@ -151,7 +152,10 @@ function addVersionConstraint (
       return {
         // A string: a route's constraint value (at registration) or a version derived before routing; else a raw request.
         get: (value: string | IncomingMessage) => {
-          const version = typeof value === 'string' ? value : versionFromRawRequest(value, resolved, segments)
+          if (typeof value === 'string') return handlers.get(value) ?? null
+          const version = versionFromRawRequest(value, resolved, segments)
+          // Routed before the application's hooks: one that names another version since is told (./serve/pick-version.ts).
+          noteRoutedVersion(value, version)
           return version === undefined ? null : handlers.get(version) ?? null
         },
         set: (versions: string, store: unknown) => { for (const version of versions.split('\n')) handlers.set(version, store) }

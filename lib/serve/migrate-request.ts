@@ -17,6 +17,7 @@ import type { VersionBehaviours } from '../routes/version-behaviours'
 import { contextFormatter, pickingErrorMessage, validationError, type SchemaErrorFormatter } from './error-handling'
 import { PART_PROPERTY, validationFailure } from './head-validation'
 import { pickerFailure, pickVersion } from './pick-version'
+import { changedSinceRouting } from './routed-version'
 import type { HeadRoute, VersionerState } from '../routes/versioner-state'
 import { publishServed, servedChannel, type HeadRouteOf, type ServedRouteFacts } from './usage-events'
 import { brownoutOf, createGoneCheck } from './gone-versions'
@@ -83,7 +84,9 @@ class RequestMigration {
     this.setVersionHeaders(reply, version)
     const behaviour = route.behaviours.get(version)
     if (behaviour === undefined) {
-      reply.callNotFound()
+      const changed = changedSinceRouting(request.raw, version, `${request.method} ${request.routeOptions.url ?? request.url}`)
+      if (changed !== undefined) done(changed)
+      else reply.callNotFound()
       return
     }
     // A body declared by media type (`content`) is planned per media type, as Fastify validates it (read from the

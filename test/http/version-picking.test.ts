@@ -776,3 +776,45 @@ test('regression: a version header an onRequest hook sets is served, also when a
     t.equal(response.headers['x-api-version'], expected.servedAs, `${JSON.stringify(headers)}: the version echoed`)
   }
 })
+
+// At a path two HEAD routes share, Fastify picks the route by the version the request names before the application's
+// hooks run (decision 0015). A hook naming another version since reached a route that does not serve it: Fastify's
+// 404, "Route GET:/api/items not found", for a path the version has.
+test('regression: at a path two HEAD routes share, a version an onRequest hook names after routing is a logged 500 saying so, not a 404', async (t) => {
+  const logged: string[] = []
+  const stream = { write: (line: string) => { logged.push(line) } }
+  const aliases: Record<string, string> = { legacy: '2000-01-01', current: '2002-01-01' }
+  const fromAlias = (headers: Record<string, string | string[] | undefined>) => {
+    const alias = headers['x-api-alias']
+    if (typeof alias === 'string') headers['x-api-version'] = aliases[alias]
+  }
+  const hooked = await versionedApp(t, sharedPathBundle(), undefined, {
+    fastify: { logger: { level: 'error', stream } },
+    beforeVersioner: (app) => { app.addHook('onRequest', async (request) => { fromAlias(request.headers) }) }
+  })
+  await hooked.register(sharedPathRoutes, { prefix: '/api' })
+  const get = (app: typeof hooked, headers: Record<string, string>) => app.inject({ url: '/api/items', headers })
+  const changed = await get(hooked, { 'x-api-alias': 'legacy', 'x-api-version': '2002-01-01' })
+  t.equal(changed.statusCode, 500)
+  t.equal(jsonOf(changed).code, 'FST_VERSIONER_VERSION_PICKER')
+  t.notMatch(changed.body, /onRequest/, 'the reason is the log\'s, not the client\'s')
+  t.match(logged.join(''), /GET \/api\/items.*routed by version '2002-01-01'.*'2000-01-01'.*rewriteUrl/, 'the log says what happened and what to do')
+  t.same(jsonOf(await get(hooked, { 'x-api-alias': 'legacy', 'x-api-version': '2001-01-01' })), { handler: 'old', version: '2000-01-01' },
+    'a version the route chosen serves is served')
+  t.same(jsonOf(await get(hooked, { 'x-api-alias': 'current' })), { handler: 'new', version: '2002-01-01' }, 'elsewhere the hook\'s version is served')
+  // Named before routing: in Fastify's rewriteUrl, or read by a versionPicker (which runs before routing there).
+  const rewritten = await versionedApp(t, sharedPathBundle(), undefined, { fastify: { rewriteUrl: (raw) => { fromAlias(raw.headers); return raw.url ?? '/' } } })
+  await rewritten.register(sharedPathRoutes, { prefix: '/api' })
+  class AliasPicker extends VersionPicker {
+    override pick (request: FastifyRequest): string | undefined {
+      const alias = request.headers['x-api-alias']
+      return typeof alias === 'string' ? aliases[alias] : this.requested(request)
+    }
+  }
+  const picked = await versionedApp(t, sharedPathBundle(), undefined, { versioner: { versionPicker: AliasPicker } })
+  await picked.register(sharedPathRoutes, { prefix: '/api' })
+  for (const app of [rewritten, picked]) {
+    t.same(jsonOf(await get(app, { 'x-api-alias': 'legacy', 'x-api-version': '2002-01-01' })), { handler: 'old', version: '2000-01-01' })
+    t.same(jsonOf(await get(app, { 'x-api-alias': 'current', 'x-api-version': '2000-01-01' })), { handler: 'new', version: '2002-01-01' })
+  }
+})
