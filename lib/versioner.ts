@@ -84,9 +84,11 @@ export interface VersionerDecoration {
  * The version a request names before routing: for the route constraint, a preview named exactly routes as the preview
  * (its request hook asks its access); for the log (`released`), only a released version.
  */
-function versionFromRawRequest (request: IncomingMessage, options: ResolvedOptions, segments: VersionSegments, released = false): string | undefined {
+function versionFromRawRequest (
+  request: IncomingMessage, options: ResolvedOptions, segments: VersionSegments, released = false, named = readRequestedVersion(request, options, segments)
+): string | undefined {
   const { defaultValue } = options
-  const requested = readRequestedVersion(request, options, segments) ?? (typeof defaultValue === 'string' ? defaultValue : undefined)
+  const requested = named ?? (typeof defaultValue === 'string' ? defaultValue : undefined)
   const picked = released ? resolveVersion(requested, options) : namedVersion(requested, options)
   return picked.ok ? picked.version : undefined
 }
@@ -153,9 +155,10 @@ function addVersionConstraint (
         // A string: a route's constraint value (at registration) or a version derived before routing; else a raw request.
         get: (value: string | IncomingMessage) => {
           if (typeof value === 'string') return handlers.get(value) ?? null
-          const version = versionFromRawRequest(value, resolved, segments)
-          // Routed before the application's hooks: one that names another version since is told (./serve/pick-version.ts).
-          noteRoutedVersion(value, version)
+          // Routed before the application's hooks: one that names another version since is told (./serve/routed-version.ts).
+          const named = readRequestedVersion(value, resolved, segments)
+          noteRoutedVersion(value, named)
+          const version = versionFromRawRequest(value, resolved, segments, false, named)
           return version === undefined ? null : handlers.get(version) ?? null
         },
         set: (versions: string, store: unknown) => { for (const version of versions.split('\n')) handlers.set(version, store) }

@@ -84,7 +84,7 @@ class RequestMigration {
     this.setVersionHeaders(reply, version)
     const behaviour = route.behaviours.get(version)
     if (behaviour === undefined) {
-      const changed = changedSinceRouting(request.raw, version, `${request.method} ${request.routeOptions.url ?? request.url}`)
+      const changed = changedSinceRouting(request.raw, () => options.picker.requested(request), version, `${request.method} ${request.routeOptions.url ?? request.url}`)
       if (changed !== undefined) done(changed)
       else reply.callNotFound()
       return
