@@ -11,6 +11,7 @@ import { NotReadyError, VersionerAlreadyRegisteredError } from './core/errors'
 import { MigrationEngine, migrateWith, type MigrateResponseBodyOptions } from './serve/migrate-response-body'
 import { resolveOptions, type FastifyVersionerOptions, type ResolvedOptions } from './options'
 import { pickedWithoutWaiting, RoutingPicks, versionPickedBeforeRouting } from './serve/pick-version'
+import { noteRoutedVersion } from './serve/routed-version'
 import { bindVersionInChildLoggers, loggerEnabled, registeredRouteOf, releaseStorage, requestState } from './serve/request-state'
 import { createRouteObserver, VERSION_CONSTRAINT } from './serve/route-registration'
 import { buildRouteTable, type VersionedRouteInfo } from './routes/route-table'
@@ -83,9 +84,11 @@ export interface VersionerDecoration {
  * The version a request names before routing: for the route constraint, a preview named exactly routes as the preview
  * (its request hook asks its access); for the log (`released`), only a released version.
  */
-function versionFromRawRequest (request: IncomingMessage, options: ResolvedOptions, segments: VersionSegments, released = false): string | undefined {
+function versionFromRawRequest (
+  request: IncomingMessage, options: ResolvedOptions, segments: VersionSegments, released = false, named = readRequestedVersion(request, options, segments)
+): string | undefined {
   const { defaultValue } = options
-  const requested = readRequestedVersion(request, options, segments) ?? (typeof defaultValue === 'string' ? defaultValue : undefined)
+  const requested = named ?? (typeof defaultValue === 'string' ? defaultValue : undefined)
   const picked = released ? resolveVersion(requested, options) : namedVersion(requested, options)
   return picked.ok ? picked.version : undefined
 }
@@ -151,7 +154,11 @@ function addVersionConstraint (
       return {
         // A string: a route's constraint value (at registration) or a version derived before routing; else a raw request.
         get: (value: string | IncomingMessage) => {
-          const version = typeof value === 'string' ? value : versionFromRawRequest(value, resolved, segments)
+          if (typeof value === 'string') return handlers.get(value) ?? null
+          // Routed before the application's hooks: one that names another version since is told (./serve/routed-version.ts).
+          const named = readRequestedVersion(value, resolved, segments)
+          noteRoutedVersion(value, named)
+          const version = versionFromRawRequest(value, resolved, segments, false, named)
           return version === undefined ? null : handlers.get(version) ?? null
         },
         set: (versions: string, store: unknown) => { for (const version of versions.split('\n')) handlers.set(version, store) }

@@ -16,7 +16,8 @@ import { requestPlanOf, type RequestPart, type RequestPlan, type VersionBehaviou
 import type { VersionBehaviours } from '../routes/version-behaviours'
 import { contextFormatter, pickingErrorMessage, validationError, type SchemaErrorFormatter } from './error-handling'
 import { PART_PROPERTY, validationFailure } from './head-validation'
-import { pickerFailure, pickVersion, versionPickedBeforeRouting } from './pick-version'
+import { pickerFailure, pickVersion } from './pick-version'
+import { changedSinceRouting } from './routed-version'
 import type { HeadRoute, VersionerState } from '../routes/versioner-state'
 import { publishServed, servedChannel, type HeadRouteOf, type ServedRouteFacts } from './usage-events'
 import { brownoutOf, createGoneCheck } from './gone-versions'
@@ -31,10 +32,11 @@ interface RequestHookRoute extends ServedRouteFacts {
 
 /** The request side of one registered route: what its `preValidation` hook does once the version is picked. */
 class RequestMigration {
-  // The child logger of a request already has `apiVersion` unless the version is picked here (./request-state.ts):
-  // by a custom picker or a function default, or a preview version (its access is asked here).
-  private readonly bindsLog: boolean
-  private readonly previewLog: ReadonlyMap<string, unknown> | undefined
+  // The child logger of a request already has `apiVersion` when the request named it on arrival (./request-state.ts);
+  // else the version is bound here: a custom picker's or a function default's, a preview's (its access is asked here),
+  // or one an `onRequest` hook named since.
+  /** True when the application logs: the request's logger names the version served. */
+  private readonly logsVersion: boolean
   private readonly setVersionHeaders: VersionHeaders
   private readonly answerIfGone: ReturnType<typeof createGoneCheck>
   private readonly storesVersion: boolean
@@ -46,9 +48,7 @@ class RequestMigration {
     private readonly route: RequestHookRoute, private readonly options: ServeOptions, private formatter: SchemaErrorFormatter | undefined,
     versioner: Pick<VersionerState, 'storesVersion' | 'logsVersion'>
   ) {
-    this.bindsLog = versioner.logsVersion && options.asyncPicking
-    const previews = options.versions[kBundleInternals].previewPicks
-    this.previewLog = versioner.logsVersion && !options.asyncPicking && previews.size > 0 ? previews : undefined
+    this.logsVersion = versioner.logsVersion
     this.setVersionHeaders = createVersionHeaders(options)
     this.answerIfGone = createGoneCheck(options, this.setVersionHeaders)
     this.storesVersion = versioner.storesVersion
@@ -60,6 +60,7 @@ class RequestMigration {
     const { options, route } = this
     const picked = state.picked
     if (!picked.ok) {
+      if (this.logsVersion) bindVersionInRequestLog(request, reply, undefined)
       // A custom picker or a function default may have picked a value the request does not name (a pin).
       const named = !options.asyncPicking || options.picker.requested(request) === picked.requested
       const message = pickingErrorMessage(picked, options, route.head.scope.prefix, named)
@@ -67,7 +68,7 @@ class RequestMigration {
       return
     }
     const version = picked.version
-    if (this.bindsLog ? versionPickedBeforeRouting(request.raw, options) === undefined : this.previewLog?.has(version) === true) bindVersionInRequestLog(request, reply, version)
+    if (this.logsVersion) bindVersionInRequestLog(request, reply, version)
     // A pin depends on what no `Vary` names (an account): no shared cache may store its answer, a 404 or 410 included (decision 0119).
     if (options.asyncPicking && options.picker.requested(request) !== picked.requested) {
       state.pinned = true
@@ -83,7 +84,9 @@ class RequestMigration {
     this.setVersionHeaders(reply, version)
     const behaviour = route.behaviours.get(version)
     if (behaviour === undefined) {
-      reply.callNotFound()
+      const changed = changedSinceRouting(request.raw, () => options.picker.requested(request), version, `${request.method} ${request.routeOptions.url ?? request.url}`)
+      if (changed !== undefined) done(changed)
+      else reply.callNotFound()
       return
     }
     // A body declared by media type (`content`) is planned per media type, as Fastify validates it (read from the

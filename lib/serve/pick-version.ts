@@ -16,8 +16,11 @@ import { requestState, startRequestState, type RequestState } from './request-st
 
 /** Picks and checks the version of a request, once: the request's state holds it. */
 export function pickVersion (request: FastifyRequest, options: ServeOptions): RequestState | Promise<RequestState> {
-  const known = requestState(request)
-  if (known !== null) return known
+  const known = stillPicked(request, options)
+  if (known !== null) {
+    known.early = false
+    return known
+  }
   const early = options.asyncPicking ? routingPickOf(request, options) : undefined
   if (early !== undefined) return startRequestState(request, early)
   const picked = pickForRequest(request, options)
@@ -30,13 +33,25 @@ export function pickVersion (request: FastifyRequest, options: ServeOptions): Re
  * version (a preview is left to the request hook, which asks its `access` after the application's hooks).
  */
 export function pickedWithoutWaiting (request: FastifyRequest, options: ServeOptions): PickedVersion | undefined {
-  const known = requestState(request)
+  const known = stillPicked(request, options)
   if (known !== null) return known.picked
   if (options.asyncPicking) return undefined
   const value = options.picker.pick(request) as string | undefined
   const picked = resolveVersion(value, options)
   if (!picked.ok && value !== undefined && options.versions[kBundleInternals].previewPicks.has(value)) return undefined
-  return startRequestState(request, picked).picked
+  return startRequestState(request, picked, true).picked
+}
+
+/**
+ * The request's state, unless it was picked early (`request.apiVersion` read in an `onRequest` hook) and a hook has
+ * changed what the request names since (a version header set from an alias): the version is the one the request names
+ * after the application's hooks, where the request hook picks it (decision 0331).
+ */
+function stillPicked (request: FastifyRequest, options: ServeOptions): RequestState | null {
+  const known = requestState(request)
+  if (known === null || !known.early || known.behaviour !== null) return known
+  // Early states are picked synchronously, by the plugin's own picker: reading it again is reading the request.
+  return options.picker.pick(request) === known.picked.requested ? known : null
 }
 
 /**

@@ -49,6 +49,11 @@ export interface RequestState {
   storageHolds: number
   /** Its `If-None-Match` while held back from the application's `onSend` hooks; `null` once `reply.send` holds it (./sent-entity-tags.ts). */
   noneMatch: string | null | undefined
+  /**
+   * Picked before the request hook (`request.apiVersion` read in an `onRequest` hook), from the request as it was then:
+   * picked again when a hook changed what it names since, till the request hook picks it (./pick-version.ts).
+   */
+  early: boolean
 }
 
 type WithState = FastifyRequest & { [kRequestState]: RequestState | null }
@@ -59,8 +64,8 @@ export function requestState (request: FastifyRequest): RequestState | null {
 }
 
 /** Starts the state of a request whose version was just picked. */
-export function startRequestState (request: FastifyRequest, picked: PickedVersion): RequestState {
-  const state: RequestState = { picked, behaviour: null, migrated: false, converterFailed: false, converting: false, responseRefused: false, converted: false, versionSerializer: false, handlerSuccess: undefined, handlerSlot: undefined, fieldDeprecations: null, pinned: false, storageHolds: 0, noneMatch: undefined }
+export function startRequestState (request: FastifyRequest, picked: PickedVersion, early = false): RequestState {
+  const state: RequestState = { picked, behaviour: null, migrated: false, converterFailed: false, converting: false, responseRefused: false, converted: false, versionSerializer: false, handlerSuccess: undefined, handlerSlot: undefined, fieldDeprecations: null, pinned: false, storageHolds: 0, noneMatch: undefined, early }
   ;(request as WithState)[kRequestState] = state
   return state
 }
@@ -77,6 +82,19 @@ export function loggerEnabled (fastify: FastifyInstance): boolean {
 
 type ChildLoggerFactory = FastifyInstance['childLoggerFactory']
 
+/** How a versioned request's logger was made, kept on its raw request: to make it again for another version. */
+interface RequestLogger {
+  /** The bindings it was made with (`apiVersion`: the version the request named on arrival, if any). */
+  readonly bindings: Record<string, unknown>
+  /** The logger made. */
+  readonly made: FastifyBaseLogger
+  /** Makes it again with other bindings (the factory in place, with its context, parent logger and options). */
+  readonly remake: (bindings: Record<string, unknown>) => FastifyBaseLogger
+}
+
+const kRequestLogger = Symbol('fastify-versioner.request-logger')
+type LoggedRaw = IncomingMessage & { [kRequestLogger]?: RequestLogger }
+
 /**
  * Installs in `fastify`'s context a child logger factory, wrapping the one in place, that binds `apiVersion` for
  * versioned requests whose version `versionOf` knows before the request hook; an `onRoute` hook wraps a route's own.
@@ -86,11 +104,17 @@ export function bindVersionInChildLoggers (fastify: FastifyInstance, versionOf: 
   const bind = (previous: ChildLoggerFactory): ChildLoggerFactory => {
     const factory = function versionerChildLogger (this: FastifyInstance, logger, bindings, options, raw) {
       // `this` is the context the route was declared in: versioned routes are declared inside versioned(...).
-      if (versionedScopeOf(this) !== undefined) {
-        const version = versionOf(raw as IncomingMessage)
-        if (version !== undefined) bindings.apiVersion = version
+      if (versionedScopeOf(this) === undefined) return previous.call(this, logger, bindings, options, raw)
+      const version = versionOf(raw as IncomingMessage)
+      if (version !== undefined) bindings.apiVersion = version
+      const made = previous.call(this, logger, bindings, options, raw)
+      // The innermost of several registrations' factories keeps it: remade through it, no outer one binds again.
+      const logged = raw as LoggedRaw
+      if (logged[kRequestLogger] === undefined) {
+        const context = this
+        logged[kRequestLogger] = { bindings, made, remake: (again) => previous.call(context, logger, again, options, raw) }
       }
-      return previous.call(this, logger, bindings, options, raw)
+      return made
     } as ChildLoggerFactory
     bound.add(factory)
     return factory
@@ -102,9 +126,25 @@ export function bindVersionInChildLoggers (fastify: FastifyInstance, versionOf: 
   })
 }
 
-/** Binds `apiVersion` into the logger of a request (and its reply) whose version was picked in the request hook. */
-export function bindVersionInRequestLog (request: FastifyRequest, reply: FastifyReply, version: string): void {
-  const log: FastifyBaseLogger = request.log.child({ apiVersion: version })
+/**
+ * Binds `apiVersion` into the logger of a request (and its reply) picked in the request hook, unless its logger holds
+ * that version already: one the request named on arrival. A version a hook named since (an `onRequest` hook setting the
+ * version header) replaces the one bound, in a logger made again, so that every line names it once; `undefined` (no
+ * version can serve the request) removes it.
+ */
+export function bindVersionInRequestLog (request: FastifyRequest, reply: FastifyReply, version: string | undefined): void {
+  const record = (request.raw as LoggedRaw)[kRequestLogger]
+  const named = record?.bindings.apiVersion
+  if (named === version) return
+  let log: FastifyBaseLogger
+  if (named !== undefined && record !== undefined && request.log === record.made) {
+    const { apiVersion: _named, ...others } = record.bindings
+    log = record.remake(version === undefined ? others : { ...others, apiVersion: version })
+  } else if (version !== undefined) {
+    log = request.log.child({ apiVersion: version })
+  } else {
+    return
+  }
   request.log = log
   reply.log = log
 }

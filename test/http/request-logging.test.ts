@@ -254,3 +254,44 @@ test('regression: every log line of a versioned request carries apiVersion once,
     t.ok(lines.some((line) => line.includes('"previewVersion":"2003-01-01.preview"')), `access ${beta}: the refusal names the preview as previewVersion`)
   }
 })
+
+// An onRequest hook mapping an alias to the version header: the request is served the hook's version (decision 0331),
+// and its lines said the version sent (or none) to the end, "request completed" included.
+test('regression: a version header an onRequest hook sets is the apiVersion of the lines from the request hook on, once', async (t) => {
+  const raw: string[] = []
+  const stream = new Writable({ write (chunk, _encoding, next) { raw.push(...String(chunk).split('\n').filter((line) => line !== '')); next() } })
+  const aliases: Record<string, string> = { legacy: '2000-01-01', current: '2002-01-01', broken: 'someday' }
+  const app = await versionedApp(t, bundle(), async (api) => {
+    api.post('/things', { schema: { body: Thing, response: { 200: Thing } } }, async (request) => {
+      request.log.info('handler ran')
+      return request.body
+    })
+  }, {
+    fastify: { logger: { level: 'info', stream } },
+    beforeVersioner: (root) => {
+      root.setChildLoggerFactory(function (logger, bindings, options) { return logger.child({ ...bindings, tenant: 'acme' }, options) })
+      root.addHook('onRequest', async (request) => {
+        const alias = request.headers['x-api-alias']
+        if (typeof alias === 'string') request.headers['x-api-version'] = aliases[alias]
+      })
+    }
+  })
+  await app.ready()
+  const cases: Array<[Record<string, string>, number, Array<string | undefined>]> = [
+    [{ 'x-api-alias': 'legacy' }, 200, [undefined, '2000-01-01', '2000-01-01']],
+    [{ 'x-api-alias': 'legacy', 'x-api-version': '2002-01-01' }, 200, ['2002-01-01', '2000-01-01', '2000-01-01']],
+    [{ 'x-api-alias': 'current', 'x-api-version': '2000-01-01' }, 200, ['2000-01-01', '2002-01-01', '2002-01-01']],
+    [{ 'x-api-version': '2001-01-01' }, 200, ['2001-01-01', '2001-01-01', '2001-01-01']],
+    [{ 'x-api-alias': 'broken', 'x-api-version': '2001-01-01' }, 400, ['2001-01-01', undefined, undefined]]
+  ]
+  for (const [headers, status, versions] of cases) {
+    const before = raw.length
+    const response = await app.inject({ method: 'POST', url: '/things', headers, payload: { name: 'pen' } })
+    t.equal(response.statusCode, status, JSON.stringify(headers))
+    const lines = raw.slice(before).filter((line) => line.includes('"reqId"'))
+    const parsed = lines.map((line) => JSON.parse(line) as LogLine)
+    t.same(parsed.map((line) => line.apiVersion), versions, `${JSON.stringify(headers)}: the version sent, then the version served`)
+    t.same(lines.map(apiVersionKeys), versions.map((version) => version === undefined ? 0 : 1), `${JSON.stringify(headers)}: apiVersion once in every line`)
+    t.ok(parsed.every((line) => line.tenant === 'acme'), `${JSON.stringify(headers)}: the application's own bindings kept`)
+  }
+})

@@ -729,3 +729,94 @@ test('regression: every answer naming a version varies on the version header, wh
   await paths.register(echoRoute)
   t.equal((await paths.inject({ url: '/2001-01-01/echo' })).headers.vary, undefined, 'path versions: the URL differs instead')
 })
+
+// An onRequest hook that maps what a client sends (an alias, another header) to the version header: the version is
+// picked after the application's hooks, so it is served the hook's version. A hook before it reading request.apiVersion
+// (a metrics or log hook) froze the version the request named then: that client was served another version, HEAD's
+// shape to an old client, or a 400 saying it named no version.
+test('regression: a version header an onRequest hook sets is served, also when an earlier hook read request.apiVersion', async (t) => {
+  const User = Type.Object({ id: Type.String(), fullName: Type.String(), servedAs: Type.String(), seenFirst: Type.String() })
+  class FullNameWasName extends VersionChange {
+    description = 'fullName was name.'
+    instructionsToMigrateToPreviousVersion = [schema(User).field('fullName').had({ name: 'name' })]
+
+    @ConvertResponseToPreviousVersionFor(User)
+    nameDown (response: ResponseInfo) {
+      response.body.name = response.body.fullName
+      delete response.body.fullName
+    }
+  }
+  const aliases: Record<string, string> = { legacy: '2000-01-01', current: '2001-01-01' }
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', FullNameWasName), new Version('2000-01-01')), async (api) => {
+    api.get('/users/:id', { schema: { response: { 200: User } } }, async (request) => ({
+      id: 'u1', fullName: 'Ada', servedAs: String(request.apiVersion), seenFirst: String((request as FastifyRequest & { seenFirst?: string }).seenFirst)
+    }))
+  }, {
+    beforeVersioner: (app) => {
+      app.addHook('onRequest', async (request) => {
+        if (request.headers['x-read-first'] !== undefined) (request as FastifyRequest & { seenFirst?: string }).seenFirst = String(request.apiVersion)
+      })
+      app.addHook('onRequest', async (request) => {
+        const alias = request.headers['x-api-alias']
+        if (typeof alias === 'string') request.headers['x-api-version'] = aliases[alias]
+      })
+    }
+  })
+  const cases: Array<[Record<string, string>, Record<string, unknown>]> = [
+    [{ 'x-api-alias': 'legacy' }, { id: 'u1', name: 'Ada', servedAs: '2000-01-01', seenFirst: 'undefined' }],
+    [{ 'x-api-alias': 'legacy', 'x-read-first': '' }, { id: 'u1', name: 'Ada', servedAs: '2000-01-01', seenFirst: 'undefined' }],
+    [{ 'x-api-alias': 'legacy', 'x-api-version': '2001-01-01', 'x-read-first': '' }, { id: 'u1', name: 'Ada', servedAs: '2000-01-01', seenFirst: '2001-01-01' }],
+    [{ 'x-api-alias': 'current', 'x-api-version': '2000-01-01', 'x-read-first': '' }, { id: 'u1', fullName: 'Ada', servedAs: '2001-01-01', seenFirst: '2000-01-01' }],
+    [{ 'x-api-version': '2000-01-01', 'x-read-first': '' }, { id: 'u1', name: 'Ada', servedAs: '2000-01-01', seenFirst: '2000-01-01' }]
+  ]
+  for (const [headers, expected] of cases) {
+    const response = await app.inject({ url: '/users/u1', headers })
+    t.equal(response.statusCode, 200, `${JSON.stringify(headers)}: ${response.body}`)
+    t.same(response.json(), expected, JSON.stringify(headers))
+    t.equal(response.headers['x-api-version'], expected.servedAs, `${JSON.stringify(headers)}: the version echoed`)
+  }
+})
+
+// At a path two HEAD routes share, Fastify picks the route by the version the request names before the application's
+// hooks run (decision 0015). A hook naming another version since reached a route that does not serve it: Fastify's
+// 404, "Route GET:/api/items not found", for a path the version has.
+test('regression: at a path two HEAD routes share, a version an onRequest hook names after routing is a logged 500 saying so, not a 404', async (t) => {
+  const logged: string[] = []
+  const stream = { write: (line: string) => { logged.push(line) } }
+  const aliases: Record<string, string> = { legacy: '2000-01-01', current: '2002-01-01' }
+  const fromAlias = (headers: Record<string, string | string[] | undefined>) => {
+    const alias = headers['x-api-alias']
+    if (typeof alias === 'string') headers['x-api-version'] = aliases[alias]
+  }
+  const hooked = await versionedApp(t, sharedPathBundle(), undefined, {
+    fastify: { logger: { level: 'error', stream } },
+    beforeVersioner: (app) => { app.addHook('onRequest', async (request) => { fromAlias(request.headers) }) }
+  })
+  await hooked.register(sharedPathRoutes, { prefix: '/api' })
+  const get = (app: typeof hooked, headers: Record<string, string>) => app.inject({ url: '/api/items', headers })
+  const changed = await get(hooked, { 'x-api-alias': 'legacy', 'x-api-version': '2002-01-01' })
+  t.equal(changed.statusCode, 500)
+  t.equal(jsonOf(changed).code, 'FST_VERSIONER_VERSION_PICKER')
+  t.notMatch(changed.body, /onRequest/, 'the reason is the log\'s, not the client\'s')
+  t.match(logged.join(''), /GET \/api\/items.*named then \('2002-01-01'\).*'2000-01-01'.*rewriteUrl/, 'the log says what happened and what to do')
+  t.same(jsonOf(await get(hooked, { 'x-api-alias': 'legacy', 'x-api-version': '2001-01-01' })), { handler: 'old', version: '2000-01-01' },
+    'a version the route chosen serves is served')
+  t.same(jsonOf(await get(hooked, { 'x-api-alias': 'current' })), { handler: 'new', version: '2002-01-01' }, 'elsewhere the hook\'s version is served')
+  const lacking = await hooked.inject({ url: '/api/things', headers: { 'x-api-version': '2001-01-01' } })
+  t.equal(lacking.statusCode, 404, 'a version no route there serves, named before routing, is still Fastify\'s 404')
+  // Named before routing: in Fastify's rewriteUrl, or read by a versionPicker (which runs before routing there).
+  const rewritten = await versionedApp(t, sharedPathBundle(), undefined, { fastify: { rewriteUrl: (raw) => { fromAlias(raw.headers); return raw.url ?? '/' } } })
+  await rewritten.register(sharedPathRoutes, { prefix: '/api' })
+  class AliasPicker extends VersionPicker {
+    override pick (request: FastifyRequest): string | undefined {
+      const alias = request.headers['x-api-alias']
+      return typeof alias === 'string' ? aliases[alias] : this.requested(request)
+    }
+  }
+  const picked = await versionedApp(t, sharedPathBundle(), undefined, { versioner: { versionPicker: AliasPicker } })
+  await picked.register(sharedPathRoutes, { prefix: '/api' })
+  for (const app of [rewritten, picked]) {
+    t.same(jsonOf(await get(app, { 'x-api-alias': 'legacy', 'x-api-version': '2002-01-01' })), { handler: 'old', version: '2000-01-01' })
+    t.same(jsonOf(await get(app, { 'x-api-alias': 'current', 'x-api-version': '2000-01-01' })), { handler: 'new', version: '2002-01-01' })
+  }
+})
