@@ -25,7 +25,7 @@ interface StatusPlace {
 }
 
 /** A status one document names and the other documents under a range (`201` by `2XX`), or its `default`. */
-export interface RangedStatus extends StatusPlace {
+interface RangedStatus extends StatusPlace {
   readonly range: string
 }
 
@@ -59,7 +59,7 @@ function withAdjustedResponses (saved: Json, current: Json, adjust: (before: Jso
  * const [current, covered] = withStatusRanges(before, after) // covered: [{ item: '/users', method: 'post', status: '201', range: '2XX' }]
  * ```
  */
-export function withStatusRanges (saved: Json, current: Json): [Json, RangedStatus[]] {
+function withStatusRanges (saved: Json, current: Json): [Json, RangedStatus[]] {
   const covered: RangedStatus[] = []
   const adjusted = withAdjustedResponses(saved, current, (before, after, at) => {
     const responses: Json = { ...after }
@@ -75,7 +75,7 @@ export function withStatusRanges (saved: Json, current: Json): [Json, RangedStat
 }
 
 /** The documents with their ranges compared status by status, as the diff reads them (`withRangesCompared`). */
-export interface RangesCompared {
+interface RangesCompared {
   /** The saved document as `check` made it comparable, and with each status a saved range documented (`withSavedRangesCovering`). */
   readonly before: Json
   readonly saved: Json
@@ -100,7 +100,7 @@ export function withRangesCompared (before: Json, after: Json): RangesCompared {
 }
 
 /** True for a response the plugin added: a `$ref` to one of its response components. */
-export function isPluginResponse (response: unknown): boolean {
+function isPluginResponse (response: unknown): boolean {
   return isObject(response) && PLUGIN_ERROR_RESPONSES.some((name) => response.$ref === `#/components/responses/${name}`)
 }
 
@@ -171,7 +171,7 @@ export function withResponseRefsResolved (saved: Json, current: Json): [Json, Js
  * const [saved, covered] = withSavedRangesCovering(before, after) // covered: [{ item: '/users', method: 'post', status: '409', range: '4XX' }]
  * ```
  */
-export function withSavedRangesCovering (saved: Json, current: Json): [Json, RangedStatus[]] {
+function withSavedRangesCovering (saved: Json, current: Json): [Json, RangedStatus[]] {
   const covered: RangedStatus[] = []
   // The same walk with the documents' places swapped: it adjusts the saved document's responses.
   const adjusted = withAdjustedResponses(current, saved, (now, was, at) => {
