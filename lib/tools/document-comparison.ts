@@ -5,7 +5,7 @@
  * names each change as the operation, the place and the kind, pairs a removed field (or parameter) with an added
  * one of the same schema as a rename, and decides which side breaks: what a client sends (parameters, request
  * bodies) breaks when it narrows, what it receives (responses, their headers, webhook payloads) when fields,
- * statuses or guarantees go away. Changes inside a schema are `schema-changes.ts`'s.
+ * statuses or guarantees go away, or a status comes. Changes inside a schema are `schema-changes.ts`'s.
  * @module
  */
 import { toolLibrary } from './tool-library'
