@@ -131,10 +131,12 @@ import { byPlace, caughtCount, measureCorpus, measureOne, mutantsFolder, mutantT
 // a family name, a phone instructed on the response only, a rename in HEAD's own change, union members told apart by
 // an old name, a filter(Boolean) refactor, a request converter left out, a join city first, statuses moved into
 // exclude): 74 % (191 of 258: 74.03 %; the 246 still 183, the 12 new 8, one by check's default added to a request
-// field), asserted rounded down.
+// field), asserted rounded down; 76 % (196 of 258: 75.97 %) once check broke on a status a released version's operation
+// newly documents (decision 0328: a reused idempotency key's 409, a paid invoice's 409, a known email's 409, a paid
+// invoice's giving up refused 409 and a deleted user's 410, all documented in HEAD), asserted rounded down.
 // Raise it as the tools learn; the goal is 95 %. Never lower it to let a mistake through: fix the tool, or say in the
 // docs what it misses (a corpus grown blind measures the proof anew: that is not lowering it).
-const THRESHOLD = 74
+const THRESHOLD = 75.9
 // With the example's recorded traffic replayed (examples/traffic.ts, recorded once from each correct app) through the
 // converters and, since decision 0234, the handlers of fresh apps of the mutant, as a team replays its own in CI: 98 % (48 of 49), then 96.8 % (61 of 63) once the corpus grew: recorded exchanges hold no
 // webhook; then 90.8 % (69 of 76): recorded exchanges hold no PUT that leaves a field out, nor a list longer than
@@ -207,12 +209,15 @@ const THRESHOLD = 74
 // catches, was among the traffic's).
 // 92.6 % (239 of 258: 92.63 %) once the corpus grew blind a seventeenth time (decision 0323: the handler tests and
 // replay --handlers catch all 4 of its misses and the default check now breaks on), asserted rounded down.
+// 94.2 % (243 of 258: 94.19 %) once check broke on a status a released version's operation newly documents (decision
+// 0328: 4 of its 5 were missed by the traffic too, which neither reuses a key, pays twice, gives up on a paid invoice
+// nor deletes a user), asserted rounded down.
 // The same rule: raised as the tools learn, never lowered. (It stood at 216 of 234 for a day: one loaded run of four
 // gave 216. The event time given older subscribers as getSeconds() was caught by chance: when a second turned while
 // the replay's two fresh applications served one pay request, its render's created differed between them and was
 // left out as noise on every render. The noise is now learned from requests both served within one second: 217 again,
 // under load too.)
-const WITH_TRAFFIC = 92.6
+const WITH_TRAFFIC = 94.1
 // With the example's own tests that run its handlers (test/helpers/example-tests.ts: replaceFromEveryVersion on a
 // customer it stores, readWebhookDelivery on each invoice.paid it sends), as a team's suite runs them in CI: the
 // mistakes only a handler shows (keeps declared and not kept, PUT made a merge, a webhook sent as HEAD builds it).
@@ -256,8 +261,10 @@ const WITH_TRAFFIC = 92.6
 // with decision 0320 (above), asserted rounded down.
 // 76.7 % (198 of 258: 76.74 %) once the corpus grew blind a seventeenth time (decision 0323: they catch 2 of its 4
 // misses, the family name a replace keeps and the phone instructed on the response only), asserted rounded down.
+// 78.7 % (203 of 258: 78.68 %) once check broke on a status a released version's operation newly documents (decision
+// 0328), asserted rounded down.
 // The same rule.
-const WITH_HANDLERS = 76.7
+const WITH_HANDLERS = 78.6
 // verify's examples per route, version, direction and part: fewer than the command's 200, for speed (the same score
 // at 20 and at 200 when this was measured).
 const EXAMPLES = 20

@@ -1,14 +1,18 @@
 /**
  * How `check` compares statuses where a diff of the documents misjudges them: a status the saved document names and
- * the current one covers with a range (`201` by `2XX`), and an operation's own error status that only the plugin's
- * generic answer (its 400 and 404, decision 0118) documents now, which is gone from the application's contract as a
- * removed status is, although the key is still there. Each gives the current document adjusted for the diff, and the
- * statuses it adjusted, to report in words.
+ * the current one covers with a range (`201` by `2XX`), or the reverse (a saved `4XX` documented a `409`); an
+ * operation's own error status that only the plugin's generic answer (its 400 and 404, decision 0118) documents now,
+ * which is gone from the application's contract as a removed status is, although the key is still there; and a status
+ * a saved released version's operation newly documents, which its clients do not handle (a break, [decision
+ * 0328](../../docs/decisions/0328-check-breaks-on-a-status-an-old-version-newly-documents.md)). Each gives a document
+ * adjusted for the diff, and the statuses it adjusted, to report in words.
  * @module
  */
 import { setOwn } from '../core/own-properties'
 import { PLUGIN_ERROR_RESPONSES } from '../docs/openapi-schemas'
-import { METHODS } from './comparable-documents'
+import { UNVERSIONED } from '../docs/openapi-documents'
+import { METHODS, operationName, payloadItem, responseName } from './comparable-documents'
+import { change, report, type Comparison } from './document-places'
 import { isObject } from './type-printer'
 
 type Json = Record<string, unknown>
@@ -20,7 +24,7 @@ interface StatusPlace {
   readonly status: string
 }
 
-/** A status the current document no longer names, answered by the range that covers it (`201` by `2XX`). */
+/** A status one document names and the other documents under a range (`201` by `2XX`), or its `default`. */
 interface RangedStatus extends StatusPlace {
   readonly range: string
 }
@@ -55,7 +59,7 @@ function withAdjustedResponses (saved: Json, current: Json, adjust: (before: Jso
  * const [current, covered] = withStatusRanges(before, after) // covered: [{ item: '/users', method: 'post', status: '201', range: '2XX' }]
  * ```
  */
-export function withStatusRanges (saved: Json, current: Json): [Json, RangedStatus[]] {
+function withStatusRanges (saved: Json, current: Json): [Json, RangedStatus[]] {
   const covered: RangedStatus[] = []
   const adjusted = withAdjustedResponses(saved, current, (before, after, at) => {
     const responses: Json = { ...after }
@@ -68,6 +72,31 @@ export function withStatusRanges (saved: Json, current: Json): [Json, RangedStat
     return Object.keys(responses).length > Object.keys(after).length ? responses : undefined
   })
   return [adjusted, covered]
+}
+
+/** The documents with their ranges compared status by status, as the diff reads them (`withRangesCompared`). */
+interface RangesCompared {
+  /** The saved document as `check` made it comparable, and with each status a saved range documented (`withSavedRangesCovering`). */
+  readonly before: Json
+  readonly saved: Json
+  /** The current document with each status now under a range (`withStatusRanges`). */
+  readonly current: Json
+  /** Statuses the saved document names that the current one documents under a range (`201` → `2XX`). */
+  readonly ranged: readonly RangedStatus[]
+  /** Statuses the current document names that a saved range or `default` documented (`2XX` → `201`). */
+  readonly covered: readonly RangedStatus[]
+}
+
+/**
+ * Both documents adjusted so that a status is compared with the range (or `default`) that documents it in the other.
+ * @example
+ * ```ts
+ * const statuses = withRangesCompared(before, after) // diff statuses.saved with statuses.current
+ * ```
+ */
+export function withRangesCompared (before: Json, after: Json): RangesCompared {
+  const [[current, ranged], [saved, covered]] = [withStatusRanges(before, after), withSavedRangesCovering(before, after)]
+  return { before, saved, current, ranged, covered }
 }
 
 /** True for a response the plugin added: a `$ref` to one of its response components. */
@@ -130,4 +159,78 @@ export function withResponseRefsResolved (saved: Json, current: Json): [Json, Js
     return responses
   })
   return [savedAdjusted ?? saved, resolvedCurrent]
+}
+
+/**
+ * The saved comparable document where a status the current one names and the saved one does not, but documented with
+ * a range (`2XX` → `201`) or its `default`, is given that response under the status's own key, so that the diff
+ * compares what a client of that status was documented (the status is not new to it); and the statuses so covered.
+ * The plugin's generic answers are not (they are never new: decision 0328).
+ * @example
+ * ```ts
+ * const [saved, covered] = withSavedRangesCovering(before, after) // covered: [{ item: '/users', method: 'post', status: '409', range: '4XX' }]
+ * ```
+ */
+function withSavedRangesCovering (saved: Json, current: Json): [Json, RangedStatus[]] {
+  const covered: RangedStatus[] = []
+  // The same walk with the documents' places swapped: it adjusts the saved document's responses.
+  const adjusted = withAdjustedResponses(current, saved, (now, was, at) => {
+    const responses: Json = { ...was }
+    for (const status of Object.keys(now).filter((name) => !Object.hasOwn(was, name) && !isPluginResponse(now[name]))) {
+      const range = /^[1-5]\d\d$/.test(status) ? Object.keys(was).find((name) => name.toUpperCase() === `${status[0]}XX`) : undefined
+      const cover = range ?? (status !== 'default' && Object.hasOwn(was, 'default') ? 'default' : undefined)
+      if (cover === undefined) continue
+      responses[status] = was[cover]
+      covered.push({ ...at, status, range: cover })
+    }
+    return Object.keys(responses).length > Object.keys(was).length ? responses : undefined
+  })
+  return [adjusted, covered]
+}
+
+/**
+ * Reports the statuses documented under a range in one document and on their own in the other, and rewords each `new
+ * status` note of `comparison` (`classify`'s): a break in the saved document of a released version (or of the
+ * unversioned routes), whose clients do not handle the status, saying what to write; a note saying why for the
+ * plugin's generic answers and a range now documenting a status the saved operation named; a note in a preview's.
+ * @example
+ * ```ts
+ * judgeNewStatuses(comparison, saved, withRangesCompared(before, after))
+ * ```
+ */
+export function judgeNewStatuses (comparison: Comparison, saved: unknown, statuses: RangesCompared): void {
+  const { version } = comparison
+  for (const { item, method, status, range } of statuses.ranged) report(comparison, operationName(item, method), responseName(status), `now documented under ${range}, the range covering it`, false)
+  for (const { item, method, status, range } of statuses.covered) report(comparison, operationName(item, method), responseName(status), `now documented on its own, the saved ${range} documented it`, false)
+  const preview = isObject(saved) && isObject(saved.info) && saved.info['x-channel'] === 'preview'
+  withAdjustedResponses(statuses.before, statuses.current, (was, now, { item, method }) => {
+    const operation = operationName(item, method)
+    for (const status of payloadItem(item) === undefined ? Object.keys(now).filter((name) => !Object.hasOwn(was, name)) : []) {
+      const index = comparison.result.findIndex((found) => found.operation === operation && found.place === responseName(status) && found.kind === 'new status')
+      if (index === -1) continue
+      const named = statuses.ranged.filter((found) => found.item === item && found.method === method && found.range === status).map((found) => found.status)
+      const kind = isPluginResponse(now[status])
+        ? "new status (the plugin's generic error answer)"
+        : named.length > 0 ? `new status (the range now documenting ${named.join(', ')}, which ${version} documented)` : undefined
+      if (kind !== undefined) comparison.result[index] = change(version, operation, responseName(status), kind, false)
+      else if (!preview) comparison.result[index] = change(version, operation, responseName(status), newStatusKind(version, operation, status, was), true)
+    }
+    return undefined
+  })
+}
+
+/** What a new status in `version`'s `operation` (`POST /users/{userId}`), whose saved responses are `was`, is, and what to write. */
+function newStatusKind (version: string, operation: string, status: string, was: Json): string {
+  const always = `if the route always answered ${status} and only its documentation is new, export the snapshot again`
+  if (version === UNVERSIONED) {
+    return 'new status, not in the saved document: clients of this unversioned route do not handle it; answer them as before ' +
+      `(version the route with versioned(...) to change what it answers), or, ${always}`
+  }
+  // The responses the version documents itself (the plugin's generic answers are added to every version), as `had` keys.
+  const keys = Object.keys(was).filter((key) => !isPluginResponse(was[key])).map((key) => `${/^\d+$/.test(key) ? key : `'${key}'`}: …`)
+  const [method, ...path] = operation.split(' ')
+  const instruction = `endpoint('${path.join(' ').replace(/\{([^{}]+)\}/g, ':$1')}', ['${method}']).had({ response: { ${keys.join(', ')} } })`
+  return `new status, not in ${version}'s saved document: its clients do not handle it; if ${version} did not answer it, write ${instruction} ` +
+    `(the responses ${version} documents) in the version change that brings ${status}, and give older versions what they answered ` +
+    `(a migrateHttpErrors converter, or the handler asking isApplied); ${always}`
 }

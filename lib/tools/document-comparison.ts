@@ -5,7 +5,7 @@
  * names each change as the operation, the place and the kind, pairs a removed field (or parameter) with an added
  * one of the same schema as a rename, and decides which side breaks: what a client sends (parameters, request
  * bodies) breaks when it narrows, what it receives (responses, their headers, webhook payloads) when fields,
- * statuses or guarantees go away. Changes inside a schema are `schema-changes.ts`'s.
+ * statuses or guarantees go away, or a status comes. Changes inside a schema are `schema-changes.ts`'s.
  * @module
  */
 import { toolLibrary } from './tool-library'
@@ -14,7 +14,7 @@ import { isDeepStrictEqual } from 'node:util'
 import { comparableDocuments, itemName, METHODS, operationName, payloadItem, responseName } from './comparable-documents'
 import { documentDiffs } from './document-diff'
 import { compareInfo } from './info-comparison'
-import { withPluginAnsweredStatuses, withResponseRefsResolved, withStatusRanges } from './comparable-statuses'
+import { judgeNewStatuses, withPluginAnsweredStatuses, withRangesCompared, withResponseRefsResolved } from './comparable-statuses'
 import {
   actionWord, at, parameterName, placeOf, report, shownValue, TEXT_KEYS, withoutText,
   type Comparison, type DocumentChange, type JsonPath, type Place, type RawDiff, type Renames, type RequestValidation
@@ -37,26 +37,26 @@ export function compareComparable (version: string, saved: unknown, current: unk
   // own keywords (a named validator in its `allOf`) are compared apart (./schema-rules.ts).
   const withRules = comparableDocuments(version, saved as Record<string, unknown>, current as Record<string, unknown>)
   const [comparableSaved, comparableCurrent] = withRules.map((document) => withoutRules(document))
-  // A status now answered by a range (`201` → `2XX`) is compared with the range's response.
-  const [ranged, covered] = withStatusRanges(comparableSaved, comparableCurrent)
+  // A status now documented under a range (`201` → `2XX`), or alone where a saved range was (`2XX` → `409`), is compared with the range's response.
+  const statuses = withRangesCompared(comparableSaved, comparableCurrent)
   // A status the operation documented itself, now documented by the plugin's generic error answer alone, is removed.
-  const [owned, answered] = withPluginAnsweredStatuses(comparableSaved, ranged)
+  const [owned, answered] = withPluginAnsweredStatuses(statuses.saved, statuses.current)
   // Schemas referring to each other in a loop, written out at each place, then aligned again where the two
   // documents' loops meet a `$ref` on one side only.
-  const unrolled = withSchemaLoopsUnrolled(...withSchemaRefsAligned(...withResponseRefsResolved(comparableSaved, owned)))
+  const unrolled = withSchemaLoopsUnrolled(...withSchemaRefsAligned(...withResponseRefsResolved(statuses.saved, owned)))
   const [before, after] = withSchemaRefsAligned(...unrolled.documents)
   // What lies under a loop's repeated schema was compared where it appears first.
   const diffs = documentDiffs(before, after).filter((diff) => !underRepeat(diff.path, unrolled.repeats))
   let strict: AjvInstance | undefined
   const strictAjv = (): AjvInstance => (strict ??= fastifyAjv({ strict: false, coerceTypes: false, useDefaults: false, removeAdditional: false, validateSchema: false, logger: false }, ajv))
   const comparison: Comparison = { version, saved: before, current: after, renames: pairRenames(diffs), result: [], validation: requestValidation(ajv), strictAjv }
-  for (const { item, method, status, range } of covered) report(comparison, operationName(item, method), responseName(status), `now documented under ${range}, the range covering it`, false)
   for (const { item, method, status } of answered) report(comparison, operationName(item, method), responseName(status), "status removed (only the plugin's generic error answer is documented there now)", true)
   ruleChanges(comparison, ...withRules)
   for (const diff of diffs) {
     if (comparison.renames.handled.has(diff)) continue
     if (diff.path[0] === 'paths') classify(comparison, diff)
   }
+  judgeNewStatuses(comparison, saved, statuses)
   compareInfo(comparison, saved, current)
   return comparison.result
 }

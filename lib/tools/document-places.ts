@@ -31,9 +31,9 @@ export interface DocumentChange {
   /**
    * What happened: `removed`, `renamed to <name>`, `type 'string' → 'integer'`, `became required`, `became optional`,
    * `enum member 'b' removed`, `minimum 1 → 100`, `status removed`, `endpoint removed`, `webhook removed`, `no longer
-   * accepts '2000-01-01'` (the version parameter), `version removed` (breaks); `new version`, `new endpoint`, `new
-   * webhook`, `new optional field`, `new field`, `new header`, `new status`, `enum member 'c' added`, `summary changed
-   * (text)`… (notes). A keyword's values are shown on both sides, `(none)` where it is absent.
+   * accepts '2000-01-01'` (the version parameter), `version removed`, `new status, not in 2000-01-01's saved document: …`
+   * (breaks); `new version`, `new endpoint`, `new webhook`, `new optional field`, `new field`, `new header`, `enum member
+   * 'c' added`, `summary changed (text)`… (notes). A keyword's values are shown on both sides, `(none)` where it is absent.
    */
   readonly kind: string
   /** True when clients of the version would break. */

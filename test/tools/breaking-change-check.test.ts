@@ -21,6 +21,14 @@ import { buildApp, randomHistory, rng, type Schemas } from '../helpers/random-hi
 
 type Json = Record<string, any>
 
+/** The break of a status new to 2000-01-01's `POST /users`, whose saved responses are `keys` (decision 0328). */
+function newStatus (status: string, keys: string): string {
+  return `2000-01-01 POST /users: response ${status}: new status, not in 2000-01-01's saved document: its clients do not handle it; if 2000-01-01 did not answer it, ` +
+    `write endpoint('/users', ['POST']).had({ response: { ${keys} } }) (the responses 2000-01-01 documents) in the version change that brings ${status}, ` +
+    `and give older versions what they answered (a migrateHttpErrors converter, or the handler asking isApplied); if the route always answered ${status} ` +
+    'and only its documentation is new, export the snapshot again'
+}
+
 /** A document shaped as the plugin writes them: OpenAPI 3.1, named schemas as components, the version header. */
 function baseDocument (): Json {
   const versionHeader = { in: 'header', name: 'x-api-version', required: true, schema: { type: 'string', enum: ['2000-01-01'], format: 'date' } }
@@ -131,6 +139,7 @@ test('each kind of break is one line naming version, operation, place and kind',
     ['an enum member removed (enum)', (d) => { d.components.schemas.UserCreateRequest.properties.plan.enum = ['free'] }, ["2000-01-01 POST /users: request body /plan: enum member 'pro' removed"]],
     ['an enum member removed (union of literals)', (d) => { d.components.schemas.UserCreateRequest.properties.role.anyOf.pop() }, ["2000-01-01 POST /users: request body /role: enum member 'member' removed"]],
     ['a status removed', (d) => { delete d.paths['/users/{userId}'].get.responses[404] }, ['2000-01-01 GET /users/{userId}: response 404: status removed']],
+    ['a new status (decision 0328)', (d) => { d.paths['/users'].post.responses[409] = { description: 'Conflict' } }, [newStatus('409', '200: …')]],
     ['an endpoint removed', (d) => { delete d.paths['/users/{userId}'] }, ['2000-01-01 GET /users/{userId}: endpoint removed']],
     ['a method removed', (d) => { d.paths['/users/{userId}'].put = d.paths['/users/{userId}'].get; delete d.paths['/users/{userId}'].get },
       ['2000-01-01 GET /users/{userId}: endpoint removed']],
@@ -155,7 +164,6 @@ test('changes clients can ignore are notes, not breaks', async (t) => {
     ['a new response field', (d) => { d.components.schemas.UserResource.properties.email = { type: 'string' } },
       ['2000-01-01 POST /users: response 200 /email: new field', '2000-01-01 GET /users/{userId}: response 200 /email: new field']],
     ['a new endpoint', (d) => { d.paths['/teams'] = { get: { responses: { 200: { description: 'Default Response' } } } } }, ['2000-01-01 GET /teams: new endpoint']],
-    ['a new status', (d) => { d.paths['/users'].post.responses[409] = { description: 'Conflict' } }, ['2000-01-01 POST /users: response 409: new status']],
     ['a new optional parameter', (d) => { d.paths['/users'].post.parameters.push({ in: 'query', name: 'verbose', schema: { type: 'boolean' } }) },
       ['2000-01-01 POST /users: query parameter verbose: new optional parameter']],
     ['a text change', (d) => { d.paths['/users'].post.summary = 'Create one user' }, ['2000-01-01 POST /users: summary changed (text)']],
@@ -793,14 +801,14 @@ test('regression: a status now documented under the range covering it compares w
   const same = compareDocuments('2000-01-01', saved, ranged({ $ref: '#/components/schemas/UserResource' }))
   t.same(saved, copy, 'the saved document is not changed')
   t.same(lines(same, true), [])
-  t.same(lines(same, false), ['2000-01-01 POST /users: response 201: now documented under 2XX, the range covering it', '2000-01-01 POST /users: response 2XX: new status'])
+  t.same(lines(same, false), ['2000-01-01 POST /users: response 2XX: new status (the range now documenting 201, which 2000-01-01 documented)', '2000-01-01 POST /users: response 201: now documented under 2XX, the range covering it'])
   // What the range's response says of a 201 is compared, as a response: a field removed still breaks.
   const fewer = compareDocuments('2000-01-01', saved, ranged({ type: 'object', properties: { id: { type: 'string', format: 'uuid' } }, required: ['id'] }))
   t.same(lines(fewer, true), ['2000-01-01 POST /users: response 201 /address: removed', '2000-01-01 POST /users: response 201 /status: removed'])
   // A range another class of statuses (4XX) does not cover a 201; a range narrowed to one status is one removed.
   const other = structuredClone(saved)
   other.paths['/users'].post.responses = { '4XX': saved.paths['/users'].post.responses[201] }
-  t.same(lines(compareDocuments('2000-01-01', saved, other), true), ['2000-01-01 POST /users: response 201: status removed'])
+  t.same(lines(compareDocuments('2000-01-01', saved, other), true), ['2000-01-01 POST /users: response 201: status removed', newStatus('4XX', '201: …')])
   t.same(lines(compareDocuments('2000-01-01', ranged({ type: 'object' }), saved), true), ['2000-01-01 POST /users: response 2XX: status removed'])
 })
 
@@ -1478,7 +1486,8 @@ test("regression: an operation's own error status, now documented only by the pl
   current.paths['/users'].post.responses[404] = generic('404')
   current.paths['/users'].post.responses[422] = notFound
   t.same(lines(compareDocuments('2000-01-01', saved, current), true), [
-    "2000-01-01 POST /users: response 404: status removed (only the plugin's generic error answer is documented there now)"
+    "2000-01-01 POST /users: response 404: status removed (only the plugin's generic error answer is documented there now)",
+    newStatus('422', '200: …, 404: …')
   ])
   // The plugin's own answers, unchanged, and an operation documenting its own 404 where the plugin's was: no break.
   const own = structuredClone(saved)
