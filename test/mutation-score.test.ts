@@ -132,9 +132,15 @@ import { byPlace, caughtCount, measureCorpus, measureOne, mutantsFolder, mutantT
 // an old name, a filter(Boolean) refactor, a request converter left out, a join city first, statuses moved into
 // exclude): 74 % (191 of 258: 74.03 %; the 246 still 183, the 12 new 8, one by check's default added to a request
 // field), asserted rounded down.
+// It grew an eighteenth time by 12 written blind over both apps (decision 0329: a version change passed to no version,
+// a rename instructed without its converter, a behaviour change applied where data is stored, a trim in a route's
+// preValidation hook, a new route leaving a user without an address, a Map's forEach read as (key, value), a free
+// invoice's 0 taken for absent, a full replace's pointer to a list's items, a memo's old maximum instructed on the
+// request only, a pattern added to HEAD, a rename helper called backwards, a 409 for paying an invoice older versions
+// see open): 73.3 % (198 of 270: 73.33 %; the 258 still 191, the 12 new 7), asserted rounded down.
 // Raise it as the tools learn; the goal is 95 %. Never lower it to let a mistake through: fix the tool, or say in the
 // docs what it misses (a corpus grown blind measures the proof anew: that is not lowering it).
-const THRESHOLD = 74
+const THRESHOLD = 73.3
 // With the example's recorded traffic replayed (examples/traffic.ts, recorded once from each correct app) through the
 // converters and, since decision 0234, the handlers of fresh apps of the mutant, as a team replays its own in CI: 98 % (48 of 49), then 96.8 % (61 of 63) once the corpus grew: recorded exchanges hold no
 // webhook; then 90.8 % (69 of 76): recorded exchanges hold no PUT that leaves a field out, nor a list longer than
@@ -207,12 +213,15 @@ const THRESHOLD = 74
 // catches, was among the traffic's).
 // 92.6 % (239 of 258: 92.63 %) once the corpus grew blind a seventeenth time (decision 0323: the handler tests and
 // replay --handlers catch all 4 of its misses and the default check now breaks on), asserted rounded down.
+// 91.8 % (248 of 270: 91.85 %) once the corpus grew blind an eighteenth time (decision 0329: replay --handlers catches
+// 2 of its 5 misses, the trim in a preValidation hook and the Map's forEach read as (key, value)), asserted rounded
+// down.
 // The same rule: raised as the tools learn, never lowered. (It stood at 216 of 234 for a day: one loaded run of four
 // gave 216. The event time given older subscribers as getSeconds() was caught by chance: when a second turned while
 // the replay's two fresh applications served one pay request, its render's created differed between them and was
 // left out as noise on every render. The noise is now learned from requests both served within one second: 217 again,
 // under load too.)
-const WITH_TRAFFIC = 92.6
+const WITH_TRAFFIC = 91.8
 // With the example's own tests that run its handlers (test/helpers/example-tests.ts: replaceFromEveryVersion on a
 // customer it stores, readWebhookDelivery on each invoice.paid it sends), as a team's suite runs them in CI: the
 // mistakes only a handler shows (keeps declared and not kept, PUT made a merge, a webhook sent as HEAD builds it).
@@ -256,8 +265,10 @@ const WITH_TRAFFIC = 92.6
 // with decision 0320 (above), asserted rounded down.
 // 76.7 % (198 of 258: 76.74 %) once the corpus grew blind a seventeenth time (decision 0323: they catch 2 of its 4
 // misses, the family name a replace keeps and the phone instructed on the response only), asserted rounded down.
+// 75.9 % (205 of 270: 75.93 %) once the corpus grew blind an eighteenth time (decision 0329: they catch none of its 5
+// misses), asserted rounded down.
 // The same rule.
-const WITH_HANDLERS = 76.7
+const WITH_HANDLERS = 75.9
 // verify's examples per route, version, direction and part: fewer than the command's 200, for speed (the same score
 // at 20 and at 200 when this was measured).
 const EXAMPLES = 20
