@@ -134,9 +134,17 @@ import { byPlace, caughtCount, measureCorpus, measureOne, mutantsFolder, mutantT
 // field), asserted rounded down; 76 % (196 of 258: 75.97 %) once check broke on a status a released version's operation
 // newly documents (decision 0328: a reused idempotency key's 409, a paid invoice's 409, a known email's 409, a paid
 // invoice's giving up refused 409 and a deleted user's 410, all documented in HEAD), asserted rounded down.
+// It grew an eighteenth time by 12 written blind over both apps (decision 0329: a version change passed to no version,
+// a rename instructed without its converter, a behaviour change applied where data is stored, a trim in a route's
+// preValidation hook, a new route leaving a user without an address, a Map's forEach read as (key, value), a free
+// invoice's 0 taken for absent, a full replace's pointer to a list's items, a memo's old maximum instructed on the
+// request only, a pattern added to HEAD, a rename helper called backwards, a 409 for paying an invoice older versions
+// see open): 73.3 % (198 of 270: 73.33 %; the 258 still 191, the 12 new 7), measured before decision 0328 (above)
+// merged; with it, 75.5 % (204 of 270: 75.56 %; the 12 new 8, the 409 for paying an invoice older versions see open
+// caught by check), asserted rounded down.
 // Raise it as the tools learn; the goal is 95 %. Never lower it to let a mistake through: fix the tool, or say in the
 // docs what it misses (a corpus grown blind measures the proof anew: that is not lowering it).
-const THRESHOLD = 75.9
+const THRESHOLD = 75.5
 // With the example's recorded traffic replayed (examples/traffic.ts, recorded once from each correct app) through the
 // converters and, since decision 0234, the handlers of fresh apps of the mutant, as a team replays its own in CI: 98 % (48 of 49), then 96.8 % (61 of 63) once the corpus grew: recorded exchanges hold no
 // webhook; then 90.8 % (69 of 76): recorded exchanges hold no PUT that leaves a field out, nor a list longer than
@@ -212,12 +220,15 @@ const THRESHOLD = 75.9
 // 94.2 % (243 of 258: 94.19 %) once check broke on a status a released version's operation newly documents (decision
 // 0328: 4 of its 5 were missed by the traffic too, which neither reuses a key, pays twice, gives up on a paid invoice
 // nor deletes a user), asserted rounded down.
+// 91.8 % (248 of 270: 91.85 %) once the corpus grew blind an eighteenth time (decision 0329: replay --handlers catches
+// 2 of its 5 misses, the trim in a preValidation hook and the Map's forEach read as (key, value)), measured before
+// decision 0328 merged; with it, 93.7 % (253 of 270: 93.70 %), asserted rounded down.
 // The same rule: raised as the tools learn, never lowered. (It stood at 216 of 234 for a day: one loaded run of four
 // gave 216. The event time given older subscribers as getSeconds() was caught by chance: when a second turned while
 // the replay's two fresh applications served one pay request, its render's created differed between them and was
 // left out as noise on every render. The noise is now learned from requests both served within one second: 217 again,
 // under load too.)
-const WITH_TRAFFIC = 94.1
+const WITH_TRAFFIC = 93.7
 // With the example's own tests that run its handlers (test/helpers/example-tests.ts: replaceFromEveryVersion on a
 // customer it stores, readWebhookDelivery on each invoice.paid it sends), as a team's suite runs them in CI: the
 // mistakes only a handler shows (keeps declared and not kept, PUT made a merge, a webhook sent as HEAD builds it).
@@ -263,8 +274,10 @@ const WITH_TRAFFIC = 94.1
 // misses, the family name a replace keeps and the phone instructed on the response only), asserted rounded down.
 // 78.7 % (203 of 258: 78.68 %) once check broke on a status a released version's operation newly documents (decision
 // 0328), asserted rounded down.
+// 75.9 % (205 of 270: 75.93 %) once the corpus grew blind an eighteenth time (decision 0329: they catch none of its 5
+// misses), measured before decision 0328 merged; with it, 78.1 % (211 of 270: 78.15 %), asserted rounded down.
 // The same rule.
-const WITH_HANDLERS = 78.6
+const WITH_HANDLERS = 78.1
 // verify's examples per route, version, direction and part: fewer than the command's 200, for speed (the same score
 // at 20 and at 200 when this was measured).
 const EXAMPLES = 20
