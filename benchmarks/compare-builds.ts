@@ -9,14 +9,23 @@
  * Run: `npm run bench -- compare-builds` (or `BENCH_BASE=<rev> BENCH_HEAD=<rev> npm run bench -- compare-builds`).
  * Knobs: BENCH_COMPARE_ROUNDS (fresh processes, default 3), BENCH_COMPARE_WINDOWS (per round, default 40),
  * BENCH_COMPARE_WINDOW (requests per window, default 300). Check the machine's load first: `uptime`.
+ *
+ * `BENCH_COMPARE_COUNT=instructions` counts instructions instead (valgrind's callgrind, see `_instructions.ts`), which a
+ * busy machine does not move: per request, for each configuration and for hand-written conversions (the reference of
+ * the oldest version), each build's count over BENCH_COMPARE_REQUESTS requests (default 2000, after
+ * BENCH_COMPARE_WARMUP to warm up, default 3000: after 1000, V8 in its predictable mode was still compiling, and a request
+ * counted 1.6 times its count after 3000) less that of the warm-up alone, BENCH_COMPARE_ROUNDS times (default 1 in this mode: the counts repeat), runs spread
+ * over the CPUs.
  */
 import { cpus, loadavg } from 'node:os'
 import { join } from 'node:path'
 import { buildRevision } from './_builds'
+import { instructionsPerRequest, valgrindMissing } from './_instructions'
 import { fixed, markdownTable, median } from './_measure'
 import { nextLine, startMeasuringChild, type MeasuringChild } from './_windows'
 
-const ROUNDS = Math.max(1, Number(process.env.BENCH_COMPARE_ROUNDS ?? 3) || 3)
+const BY_INSTRUCTIONS = process.env.BENCH_COMPARE_COUNT === 'instructions'
+const ROUNDS = Math.max(1, Number(process.env.BENCH_COMPARE_ROUNDS ?? (BY_INSTRUCTIONS ? 1 : 3)) || 1)
 const WINDOWS = Math.max(4, Number(process.env.BENCH_COMPARE_WINDOWS ?? 40) || 40)
 const WINDOW = Math.max(50, Number(process.env.BENCH_COMPARE_WINDOW ?? 300) || 300)
 const CONFIGURATIONS = ['plain', 'unversioned', 'newest', 'oldest'] as const
@@ -28,7 +37,13 @@ function start (configuration: string, pluginPath: string): MeasuringChild {
 async function main (): Promise<void> {
   const baseRevision = process.env.BENCH_BASE ?? 'HEAD~1'
   const headRevision = process.env.BENCH_HEAD ?? 'worktree'
+  const missing = BY_INSTRUCTIONS ? valgrindMissing() : undefined
+  if (missing !== undefined) throw new Error(`BENCH_COMPARE_COUNT=instructions: ${missing}`)
   const builds = { base: join(buildRevision(baseRevision, 'base'), 'plugin.js'), head: join(buildRevision(headRevision, 'head'), 'plugin.js') }
+  if (BY_INSTRUCTIONS) {
+    await compareInstructions(baseRevision, headRevision, builds)
+    return
+  }
   const differences = new Map<string, number[]>(CONFIGURATIONS.map((name) => [name, []]))
   const bases = new Map<string, number[]>(CONFIGURATIONS.map((name) => [name, []]))
   for (let round = 0; round < ROUNDS; round++) {
@@ -68,6 +83,40 @@ async function main (): Promise<void> {
       return [name, fixed(medianOf(bases.get(name) ?? []), 1), fixed(medianOf(sorted), 2),
         `${fixed(sorted[Math.floor(sorted.length / 4)], 2)} … ${fixed(sorted[Math.floor(sorted.length * 3 / 4)], 2)}`]
     })))
+}
+
+/** The `BENCH_COMPARE_COUNT=instructions` comparison: instructions per request of each build, and the difference. */
+async function compareInstructions (baseRevision: string, headRevision: string, builds: { base: string, head: string }): Promise<void> {
+  const requests = Math.max(100, Number(process.env.BENCH_COMPARE_REQUESTS ?? 2000) || 2000)
+  const warmUp = Math.max(0, Number(process.env.BENCH_COMPARE_WARMUP ?? 3000) || 0)
+  const names = [...CONFIGURATIONS, 'handwritten']
+  const jobs = names.flatMap((name) => (['base', 'head'] as const).flatMap((which) =>
+    Array.from({ length: ROUNDS }, () => ({ name, which }))))
+  const counts = new Map<string, number[]>()
+  // Two runs a job; a count does not depend on how many run at once.
+  const lanes = Math.max(1, Math.floor(cpus().length / 2))
+  let next = 0
+  await Promise.all(Array.from({ length: lanes }, async () => {
+    for (let job = jobs[next++]; job !== undefined; job = jobs[next++]) {
+      const perRequest = await instructionsPerRequest(builds[job.which], job.name, warmUp, requests)
+      const key = `${job.name} ${job.which}`
+      counts.set(key, [...(counts.get(key) ?? []), perRequest])
+    }
+  }))
+  const of = (name: string, which: string): number => median([...(counts.get(`${name} ${which}`) ?? [])].sort((a, b) => a - b))
+  const spread = (name: string, which: string): string => {
+    const values = counts.get(`${name} ${which}`) ?? []
+    return values.length < 2 ? '' : ` (${fixed(Math.min(...values) / 1000, 1)} … ${fixed(Math.max(...values) / 1000, 1)})`
+  }
+  console.log(`# Instructions per request, in process (callgrind): ${baseRevision} (base) against ${headRevision} (head); ${ROUNDS} round(s) of ${requests} requests after ${warmUp}`)
+  console.log(`Node ${process.version}, ${cpus().length} CPUs, load average ${loadavg().map((value) => value.toFixed(2)).join(' ')} at the end (a count does not move with it).\n`)
+  console.log(markdownTable(['configuration', 'base k instructions/request', 'head k instructions/request', 'head − base (k)', 'head ÷ base'],
+    names.map((name) => [name, `${fixed(of(name, 'base') / 1000, 1)}${spread(name, 'base')}`, `${fixed(of(name, 'head') / 1000, 1)}${spread(name, 'head')}`,
+      fixed((of(name, 'head') - of(name, 'base')) / 1000, 2), fixed(of(name, 'head') / of(name, 'base'), 4)])))
+  for (const which of ['base', 'head']) {
+    console.log(`${which}: the oldest version takes ${fixed(of('oldest', which) / of('handwritten', which), 3)}× the instructions of hand-written conversions` +
+      ` (+${fixed((of('oldest', which) - of('handwritten', which)) / 1000, 1)} k a request), the newest ${fixed(of('newest', which) / of('plain', which), 3)}× plain Fastify's.`)
+  }
 }
 
 main().catch((error: unknown) => {

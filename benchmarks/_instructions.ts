@@ -1,0 +1,77 @@
+/**
+ * Instructions a request takes, counted by valgrind's callgrind (a helper: `BENCH_COMPARE_COUNT=instructions` of
+ * `benchmarks/compare-builds.ts`). A count does not move with the machine's load, where CPU time does: it resolves a
+ * change of the plugin's own work on a busy machine. It does not see what costs time without instructions (cache
+ * misses, branch mispredictions), so a figure in time still comes from the paired CPU windows on a quiet machine.
+ * @module
+ */
+import { execFile, spawnSync } from 'node:child_process'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import ts from 'typescript'
+
+const ROOT = join(__dirname, '..')
+/** Where the counted runs' JavaScript is written. */
+const RUNNER = join(__dirname, 'results', 'instructions-app')
+
+/**
+ * Writes `_instructions-app.ts` and the helpers it imports as JavaScript: a run through a TypeScript loader would
+ * count the loader's thread and its compiling, which vary from run to run.
+ */
+function compileRunner (): string {
+  mkdirSync(RUNNER, { recursive: true })
+  for (const name of ['_instructions-app', '_http-app', '_plugin']) {
+    const { outputText } = ts.transpileModule(readFileSync(join(__dirname, `${name}.ts`), 'utf8'), {
+      compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true, experimentalDecorators: true, useDefineForClassFields: true }
+    })
+    writeFileSync(join(RUNNER, `${name}.js`), outputText)
+  }
+  return join(RUNNER, '_instructions-app.js')
+}
+let runner: string | undefined
+
+/**
+ * Whether valgrind can run here: `undefined`, else the reason, saying how to install it.
+ * @example
+ * ```ts
+ * const missing = valgrindMissing()
+ * if (missing !== undefined) throw new Error(missing)
+ * ```
+ */
+export function valgrindMissing (): string | undefined {
+  const probe = spawnSync('valgrind', ['--version'], { encoding: 'utf8' })
+  if (probe.error === undefined && probe.status === 0) return undefined
+  return 'valgrind is not installed: on Debian or Ubuntu, `apt-get install -y valgrind`'
+}
+
+/** The instructions of one run of `_instructions-app.ts` (start-up, `total` requests, exit), under callgrind. */
+async function instructionsOfRun (pluginPath: string, configuration: string, warmUp: number, requests: number): Promise<number> {
+  const args = ['--tool=callgrind', '--callgrind-out-file=/dev/null', '--cache-sim=no', '--smc-check=all-non-file',
+    // V8's predictable mode (one thread, no timer-driven garbage collection) and fixed seeds: the same work in every run.
+    process.execPath, '--predictable', '--predictable-gc-schedule', '--random-seed=1', '--hash-seed=1', runner ??= compileRunner(), configuration, String(warmUp), String(requests)]
+  const output = await new Promise<string>((resolve, reject) => {
+    execFile('valgrind', args, { cwd: ROOT, env: { ...process.env, BENCH_PLUGIN_PATH: pluginPath }, maxBuffer: 16 * 1024 * 1024 }, (error, _stdout, stderr) => {
+      if (error !== null) reject(new Error(`${configuration}: valgrind failed: ${stderr.split('\n').filter((line) => !line.startsWith('==')).join('\n') || error.message}`))
+      else resolve(stderr)
+    })
+  })
+  const collected = /Collected : (\d+)/.exec(output)
+  if (collected === null) throw new Error(`${configuration}: no count in valgrind's output:\n${output.slice(-2000)}`)
+  return Number(collected[1])
+}
+
+/**
+ * Instructions per request of `configuration` (`benchmarks/_http-app.ts`) with the plugin at `pluginPath`: the count
+ * of a run of `warmUp` + `requests` requests less that of a run of `warmUp` only, over `requests`.
+ * @example
+ * ```ts
+ * const perRequest = await instructionsPerRequest(join(build, 'plugin.js'), 'oldest', 1000, 2000)
+ * ```
+ */
+export async function instructionsPerRequest (pluginPath: string, configuration: string, warmUp: number, requests: number): Promise<number> {
+  const [without, withRequests] = await Promise.all([
+    instructionsOfRun(pluginPath, configuration, warmUp, 0),
+    instructionsOfRun(pluginPath, configuration, warmUp, requests)
+  ])
+  return (withRequests - without) / requests
+}
