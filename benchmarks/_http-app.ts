@@ -250,3 +250,20 @@ export const PER_REQUEST_CONFIGURATIONS: Readonly<Record<string, { kind: ServerK
   handwritten: { kind: 'handwritten', url: ROUTE, versionIndex: VERSION_COUNT - 1 },
   oldest: { kind: 'versioned', url: ROUTE, versionIndex: VERSION_COUNT - 1 }
 }
+
+/**
+ * The `app.inject()` options of a configuration's request (of `PER_REQUEST_CONFIGURATIONS`): its route, its version's
+ * header and body.
+ * @example
+ * ```ts
+ * const response = await app.inject(injectOptionsFor(PER_REQUEST_CONFIGURATIONS.oldest))
+ * ```
+ */
+export function injectOptionsFor (configuration: { url: string, versionIndex: number }): { method: 'POST', url: string, headers: Record<string, string>, payload: string } {
+  return {
+    method: 'POST',
+    url: configuration.url,
+    headers: { 'content-type': 'application/json', [HEADER]: configuration.versionIndex === 0 ? NEWEST_VERSION : OLDEST_VERSION },
+    payload: exchangeFor(configuration.versionIndex).body
+  }
+}

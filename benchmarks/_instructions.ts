@@ -47,8 +47,10 @@ export function valgrindMissing (): string | undefined {
 /** The instructions of one run of `_instructions-app.ts` (start-up, `total` requests, exit), under callgrind. */
 async function instructionsOfRun (pluginPath: string, configuration: string, warmUp: number, requests: number): Promise<number> {
   const args = ['--tool=callgrind', '--callgrind-out-file=/dev/null', '--cache-sim=no', '--smc-check=all-non-file',
-    // V8's predictable mode (one thread, no timer-driven garbage collection) and fixed seeds: the same work in every run.
-    process.execPath, '--predictable', '--predictable-gc-schedule', '--random-seed=1', '--hash-seed=1', runner ??= compileRunner(), configuration, String(warmUp), String(requests)]
+    // V8's predictable mode (one thread, no timer-driven garbage collection) and fixed seeds: the same work in every run;
+    // a young generation that holds what the counted requests allocate (`gc()` before them): no collection among them.
+    process.execPath, '--predictable', '--random-seed=1', '--hash-seed=1', '--expose-gc', '--max-semi-space-size=256', '--min-semi-space-size=256',
+    runner ??= compileRunner(), configuration, String(warmUp), String(requests)]
   const output = await new Promise<string>((resolve, reject) => {
     execFile('valgrind', args, { cwd: ROOT, env: { ...process.env, BENCH_PLUGIN_PATH: pluginPath }, maxBuffer: 16 * 1024 * 1024 }, (error, _stdout, stderr) => {
       if (error !== null) reject(new Error(`${configuration}: valgrind failed: ${stderr.split('\n').filter((line) => !line.startsWith('==')).join('\n') || error.message}`))

@@ -13,7 +13,7 @@
 import { Session } from 'node:inspector/promises'
 import { performance, PerformanceObserver } from 'node:perf_hooks'
 import { getHeapStatistics } from 'node:v8'
-import { buildBenchmarkApp, exchangeFor, HEADER, NEWEST_VERSION, OLDEST_VERSION, PER_REQUEST_CONFIGURATIONS } from './_http-app'
+import { buildBenchmarkApp, injectOptionsFor, PER_REQUEST_CONFIGURATIONS } from './_http-app'
 import { answerCpuWindows } from './_windows'
 
 /** What the child prints. */
@@ -44,13 +44,7 @@ async function main (): Promise<void> {
   if (configuration === undefined || !(requests > 0)) throw new Error(`usage: _per-request-app.ts ${Object.keys(PER_REQUEST_CONFIGURATIONS).join('|')} <requests>`)
   const app = await buildBenchmarkApp(configuration.kind)
   await app.ready()
-  const { body } = exchangeFor(configuration.versionIndex)
-  const options = {
-    method: 'POST' as const,
-    url: configuration.url,
-    headers: { 'content-type': 'application/json', [HEADER]: configuration.versionIndex === 0 ? NEWEST_VERSION : OLDEST_VERSION },
-    payload: body
-  }
+  const options = injectOptionsFor(configuration)
   const expected = (await app.inject(options)).body
   const send = async (count: number): Promise<void> => {
     for (let index = 0; index < count; index++) {

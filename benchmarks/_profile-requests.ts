@@ -18,7 +18,7 @@
 import { writeFileSync } from 'node:fs'
 import { Session } from 'node:inspector/promises'
 import { join } from 'node:path'
-import { buildBenchmarkApp, exchangeFor, HEADER, NEWEST_VERSION, OLDEST_VERSION, PER_REQUEST_CONFIGURATIONS } from './_http-app'
+import { buildBenchmarkApp, injectOptionsFor, PER_REQUEST_CONFIGURATIONS } from './_http-app'
 import { preparePlugin } from './_plugin'
 import { spawn } from 'node:child_process'
 import { createInterface } from 'node:readline'
@@ -142,12 +142,7 @@ async function child (name: string): Promise<void> {
   if (configuration === undefined) throw new Error(`unknown configuration ${name}: ${Object.keys(PER_REQUEST_CONFIGURATIONS).join(', ')}`)
   const app = await buildBenchmarkApp(configuration.kind)
   await app.ready()
-  const options = {
-    method: 'POST' as const,
-    url: configuration.url,
-    headers: { 'content-type': 'application/json', [HEADER]: configuration.versionIndex === 0 ? NEWEST_VERSION : OLDEST_VERSION },
-    payload: exchangeFor(configuration.versionIndex).body
-  }
+  const options = injectOptionsFor(configuration)
   const expected = (await app.inject(options)).body
   let sent = 0
   const send = async (count: number): Promise<void> => {

@@ -13,8 +13,8 @@
  * `BENCH_COMPARE_COUNT=instructions` counts instructions instead (valgrind's callgrind, see `_instructions.ts`), which a
  * busy machine does not move: per request, for each configuration and for hand-written conversions (the reference of
  * the oldest version), each build's count over BENCH_COMPARE_REQUESTS requests (default 2000, after
- * BENCH_COMPARE_WARMUP to warm up, default 3000: after 1000, V8 in its predictable mode was still compiling, and a request
- * counted 1.6 times its count after 3000) less that of the warm-up alone, BENCH_COMPARE_ROUNDS times (default 1 in this mode: the counts repeat), runs spread
+ * BENCH_COMPARE_WARMUP to warm up, default 3000: V8 in its predictable mode compiles late) less that of the warm-up
+ * alone, with no garbage collection among the requests counted, BENCH_COMPARE_ROUNDS times (default 1 in this mode: the counts repeat), runs spread
  * over the CPUs.
  */
 import { cpus, loadavg } from 'node:os'
