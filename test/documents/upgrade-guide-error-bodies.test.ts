@@ -10,7 +10,7 @@ import {
   ConvertResponseToPreviousVersionFor, HeadVersion, schema, Version, VersionBundle, VersionChange, type ResponseInfo
 } from '../../plugin'
 import { versionedApp, type Teardown } from '../helpers/apps'
-import type { UpgradeGuide } from '../../lib/docs/upgrade-guide'
+import { guideOf } from '../helpers/docs-pages'
 
 const NotFound = Type.Object({ code: Type.String(), message: Type.String() }, { $id: 'NotFound', examples: [{ code: 'not_found', message: 'No such user' }] })
 const User = Type.Object({ id: Type.String(), name: Type.String() }, { $id: 'User' })
@@ -35,12 +35,6 @@ async function appAnswering (t: Teardown, key: string, change = ErrorsHaveCodes)
   return app
 }
 
-async function guideOf (app: FastifyInstance): Promise<UpgradeGuide> {
-  const response = await app.inject('/docs/upgrade?from=2000-01-01&to=2001-01-01&format=json')
-  if (response.statusCode !== 200) throw new Error(`${response.statusCode} ${response.body}`)
-  return response.json<UpgradeGuide>()
-}
-
 /** What the server answers each version for the route's 404. */
 async function served (app: FastifyInstance): Promise<Array<{ status: number, body: unknown }>> {
   const answers = []
@@ -54,7 +48,7 @@ async function served (app: FastifyInstance): Promise<Array<{ status: number, bo
 for (const key of ['404', '4xx', '4XX']) {
   test(`regression: a change that reshapes only an error body (a ${key} response) shows its old and new body, as the server answers them`, async (t) => {
     const app = await appAnswering(t, key)
-    const [change] = (await guideOf(app)).changes
+    const [change] = (await guideOf(app, '2000-01-01', '2001-01-01')).changes
     t.same(change.operations.map((operation) => `${operation.method} ${operation.path} ${operation.status}`), ['GET /users/{id} changed'])
     const status = key === '404' ? '404' : '4XX'
     t.same(change.examples, [{
@@ -79,7 +73,7 @@ test('regression: an error converter that changes the status says which status e
     }
   }
   const app = await appAnswering(t, '404', MissingWasBadRequest)
-  const [change] = (await guideOf(app)).changes
+  const [change] = (await guideOf(app, '2000-01-01', '2001-01-01')).changes
   t.same(change.examples, [{
     operation: 'GET /users/{id}',
     part: 'response body',
@@ -108,7 +102,7 @@ test('an error body the change does not reshape gets no example: only the succes
     api.get('/users/:id', { schema: { response: { '2xx': User, 404: NotFound } } }, async () => ({ id: 'u-1', name: 'Ada' }))
   })
   await app.ready()
-  const [change] = (await guideOf(app)).changes
+  const [change] = (await guideOf(app, '2000-01-01', '2001-01-01')).changes
   t.same(change.examples.map((example) => example.status), ['2XX'], 'the 404, the same in both versions, is not shown; 2xx is keyed as the documents key it')
   t.same(change.notes, [])
 })
@@ -128,13 +122,13 @@ test('an error converter on a route that declares no error response: a note says
     api.get('/users/:id', async (_request, reply) => await reply.code(404).send({ code: 'not_found', message: 'No such user' }))
   })
   await app.ready()
-  const [change] = (await guideOf(app)).changes
+  const [change] = (await guideOf(app, '2000-01-01', '2001-01-01')).changes
   t.same(change.operations.map((operation) => `${operation.method} ${operation.path} ${operation.status}`), ['GET /users/{id} changed'])
   t.same(change.examples, [])
   t.same(change.notes, ['GET /users/{id} error responses: this change\'s converters declared with migrateHttpErrors run on them, but the route declares ' +
     'no error response to make an example of: declare its schema (response: { 404: … }) to show the bodies'])
   const withSchema = await appAnswering(t, '404')
-  t.same((await guideOf(withSchema)).changes[0].notes, [], 'a route declaring its 404 has its example, and no such note')
+  t.same((await guideOf(withSchema, '2000-01-01', '2001-01-01')).changes[0].notes, [], 'a route declaring its 404 has its example, and no such note')
 })
 
 test('an error response declared by media type (a content map) is keyed by its status and media type, as its slot', async (t) => {
@@ -143,7 +137,7 @@ test('an error response declared by media type (a content map) is keyed by its s
       async (_request, reply) => await reply.code(404).type('application/problem+json').send({ code: 'not_found', message: 'No such user' }))
   })
   await app.ready()
-  const [change] = (await guideOf(app)).changes
+  const [change] = (await guideOf(app, '2000-01-01', '2001-01-01')).changes
   t.same(change.examples, [{
     operation: 'GET /users/{id}', part: 'response body', status: '404 application/problem+json', before: { error: 'No such user' }, after: { code: 'not_found', message: 'No such user' }
   }])
@@ -168,7 +162,7 @@ test('regression: a default response beside a success is shown as the error body
       async (_request, reply) => await reply.code(400).send({ code: 'not_found', message: 'No such user' }))
   })
   await app.ready()
-  const [change] = (await guideOf(app)).changes
+  const [change] = (await guideOf(app, '2000-01-01', '2001-01-01')).changes
   const shown = change.examples.filter((example) => example.status === 'default')
   t.same(shown, [{ operation: 'GET /users/{id}', part: 'response body', status: 'default', before: { error: 'No such user' }, after: { code: 'not_found', message: 'No such user' } }],
     'the error body of each version, keyed default as the documents key it')
@@ -182,6 +176,6 @@ test('regression: a default response beside a success is shown as the error body
     api.get('/users/:id', { schema: { response: { default: NotFound } } }, async () => ({ code: 'not_found', message: 'No such user' }))
   })
   await only.ready()
-  const [alone] = (await guideOf(only)).changes
+  const [alone] = (await guideOf(only, '2000-01-01', '2001-01-01')).changes
   t.same(alone.examples.map((example) => [example.status, example.before]), [['default', { error: 'No such user' }]], 'a success of the default slot, as served')
 })

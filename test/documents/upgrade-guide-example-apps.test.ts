@@ -10,7 +10,8 @@ import { buildApp } from '../../examples/users/app'
 import { buildBillingApp } from '../../examples/billing/app'
 import { bodyChecker, documentOf, type OpenApiDocument } from '../helpers/openapi-documents'
 import type { JsonSchema } from '../helpers/schema-example'
-import type { UpgradeChange, UpgradeGuide } from '../../lib/docs/upgrade-guide'
+import type { UpgradeChange } from '../../lib/docs/upgrade-guide'
+import { guideOf } from '../helpers/docs-pages'
 
 type Example = UpgradeChange['examples'][number]
 
@@ -24,12 +25,6 @@ async function ready (t: Test, build: () => Promise<FastifyInstance>): Promise<F
   t.teardown(() => app.close())
   await app.ready()
   return app
-}
-
-async function guideOf (app: FastifyInstance, from: string, to: string): Promise<UpgradeGuide> {
-  const response = await app.inject(`/docs/upgrade?from=${from}&to=${to}&format=json`)
-  if (response.statusCode !== 200) throw new Error(`${response.statusCode} ${response.body}`)
-  return response.json<UpgradeGuide>()
 }
 
 /** The schema a document gives an example's payload, found by the example's own keys (its status as the document keys it). */

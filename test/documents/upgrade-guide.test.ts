@@ -18,18 +18,13 @@ import { bodyChecker, documentOf, operationsOf, responseSchemaOf, type OpenApiDo
 import { UpgradeGuides, type UpgradeGuide } from '../../lib/docs/upgrade-guide'
 import { manyReleasesApp, releaseDate } from '../helpers/many-releases'
 import { changeClass } from '../helpers/version-changes'
+import { guideOf } from '../helpers/docs-pages'
 
 async function example (t: Teardown, versioner = {}): Promise<FastifyInstance> {
   const app = await buildApp({ versioner })
   t.teardown(() => app.close())
   await app.ready()
   return app
-}
-
-async function guideOf (app: FastifyInstance, from: string, to: string): Promise<UpgradeGuide> {
-  const response = await app.inject(`/docs/upgrade?from=${from}&to=${to}&format=json`)
-  if (response.statusCode !== 200) throw new Error(`${response.statusCode} ${response.body}`)
-  return response.json<UpgradeGuide>()
 }
 
 /** The documented schema of an example's payload in a document. */

@@ -1,7 +1,9 @@
 /**
- * Reading the docs pages' HTML in inject tests: their script elements, the Swagger UI settings data block,
- * and anything that would run or style inline (which a strict Content-Security-Policy refuses).
+ * Reading the docs pages in inject tests: their script elements, the Swagger UI settings data block, anything that
+ * would run or style inline (which a strict Content-Security-Policy refuses), and the upgrade guide's JSON.
  */
+import type { FastifyInstance } from 'fastify'
+import type { UpgradeGuide } from '../../lib/docs/upgrade-guide'
 export interface ScriptElement { attributes: string, body: string }
 
 /** Every `<script>` element of a page (attributes and inline body). */
@@ -44,4 +46,11 @@ export function inlineCode (html: string): string[] {
 /** Opening tags carrying an event-handler attribute (`onerror=`, `onmouseover=`…). */
 export function eventHandlerTags (html: string): string[] {
   return [...html.matchAll(/<[a-z][^>]*\son[a-z]+\s*=[^>]*>/gi)].map((match) => match[0])
+}
+
+/** The upgrade guide from `from` to `to`, as JSON (a status other than 200 throws, with the body). */
+export async function guideOf (app: FastifyInstance, from: string, to: string): Promise<UpgradeGuide> {
+  const response = await app.inject(`/docs/upgrade?from=${from}&to=${to}&format=json`)
+  if (response.statusCode !== 200) throw new Error(`${response.statusCode} ${response.body}`)
+  return response.json<UpgradeGuide>()
 }
