@@ -41,8 +41,8 @@ interface ExampleOptions {
    * converter does to them, by JSON pointer: not 0 and not round (1234, 12.34), within the schema's keywords.
    */
   showing?: ReadonlySet<string>
-  /** Called with the JSON pointer of each number the example generates (those `showing` can name). */
-  onNumber?: (pointer: string) => void
+  /** Called with the JSON pointer and value of each number the example generates (those `showing` can name). */
+  onNumber?: (pointer: string, value: number) => void
 }
 
 const COMPONENTS = '#/components/schemas/'
@@ -269,9 +269,10 @@ function objectExample (build: Build, node: JsonSchema, depth: number): Record<s
 /** A number the example generates: one showing a conversion where `showing` names its place, else the plain one. */
 function generatedNumber (build: Build, node: JsonSchema, integer: boolean): number {
   const pointer = build.path.map((segment) => `/${segment}`).join('')
-  build.options.onNumber?.(pointer)
   const showing = build.variant === 0 && build.options.showing?.has(pointer) === true ? showingNumber(node, integer) : undefined
-  return showing ?? numberExample(node, integer, build.variant)
+  const value = showing ?? numberExample(node, integer, build.variant)
+  build.options.onNumber?.(pointer, value)
+  return value
 }
 
 function fail (error: Error): never {
