@@ -29,7 +29,7 @@ class AmountsInCents extends VersionChange {
     schema(Price).field('fee').had({ type: Type.Number({ minimum: 0, maximum: 5 }) }),
     schema(Price).field('given').had({ type: Type.Number({ minimum: 0, examples: [0] }) }),
     schema(Price).field('size').had({ name: 'length' }),
-    schema(Price).field('display').existedAs({ type: Type.String() })
+    schema(Price).formerField('display').existedAs({ type: Type.String() })
   ]
 
   @ConvertRequestToNextVersionFor(Price)
