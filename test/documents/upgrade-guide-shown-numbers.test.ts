@@ -75,3 +75,37 @@ test('a number a converter changes is shown as one that shows it; one copied or 
     after: { amount: 1234, count: 0, size: 0, fee: 0, tax: 1234, given: 0 }
   }], 'amount converted both ways, tax read to write display: shown; count copied, size moved to length, fee refused, given given: as they were')
 })
+
+test('numbers a converter changes that it refuses together, and one with no other value, are shown plain', async (t) => {
+  const Split = Type.Object({
+    left: Type.Integer({ minimum: 0 }),
+    right: Type.Integer({ minimum: 0 }),
+    none: Type.Integer({ minimum: 0, maximum: 0 }),
+    label: Type.String()
+  }, { $id: 'Split' })
+  class LabelWasName extends VersionChange {
+    description = 'label was name; left and right were tenths.'
+    instructionsToMigrateToPreviousVersion = [schema(Split).field('label').had({ name: 'name' })]
+
+    @ConvertResponseToPreviousVersionFor(Split)
+    down (response: ResponseInfo) {
+      // Each alone is converted; both at once are refused, as a converter may refuse a combination.
+      if (response.body.left !== 0 && response.body.right !== 0) throw new Error('one side at a time')
+      response.body.left = response.body.left / 10
+      response.body.right = response.body.right / 10
+      response.body.none = response.body.none * 10
+      response.body.name = response.body.label
+      delete response.body.label
+    }
+  }
+  const app = await versionedApp(t, new VersionBundle(new HeadVersion(), new Version('2001-01-01', LabelWasName), new Version('2000-01-01')), async (api) => {
+    api.get('/split', { schema: { response: { 200: Split } } }, async () => ({ left: 0, right: 0, none: 0, label: 'x' }))
+  })
+  await app.ready()
+  const [change] = (await guideOf(app, '2000-01-01', '2001-01-01')).changes
+  t.same(change.examples.map((example) => ({ before: example.before, after: example.after })), [{
+    before: { left: 0, right: 0, none: 0, name: 'example' },
+    after: { left: 0, right: 0, none: 0, label: 'example' }
+  }], 'the plain pair: left and right shown together are refused; none has no value but 0')
+  t.same(change.notes, [])
+})
