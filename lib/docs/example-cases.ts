@@ -25,10 +25,15 @@ export function messageOf (error: unknown): string {
   return message.replace(/^exampleOf: /, '')
 }
 
-/** One example to make: the documents' own (no `toward`), or one holding an enum value or a schema the change edits. */
+/**
+ * One example to make: the documents' own (no `toward`), or one holding an enum value or a schema the change edits;
+ * with the generated numbers to make show a conversion, or a call naming each (./shown-numbers.ts).
+ */
 export interface Case {
   readonly toward?: { readonly isTarget: (node: object) => boolean, readonly value: unknown }
   readonly shows?: string
+  readonly showing?: ReadonlySet<string>
+  readonly onNumber?: (pointer: string, value: number) => void
 }
 
 /** The step of a change (its level) and the versions around it: the one holding it and the one before. */
@@ -101,7 +106,7 @@ export class ExampleCases {
   request (form: TSchema, version: string, item: Case = {}): unknown {
     const make = (from: TSchema): unknown => {
       try {
-        return exampleOf(from, { ...this.options(), toward: item.toward })
+        return exampleOf(from, { ...this.options(), toward: item.toward, showing: item.showing, onNumber: item.onNumber })
       } catch (error) {
         throw new Error(`${messageOf(error)} in version ${version}`)
       }

@@ -14,6 +14,7 @@ import type { VersionerState } from '../routes/versioner-state'
 import type { PlannedRoute } from '../routes/converter-steps'
 import { isEndpointInstruction } from '../describe/instructions'
 import { ExampleCases, messageOf, type Case } from './example-cases'
+import { withShownNumbers } from './shown-numbers'
 import type { VersionChangeDescriptor } from '../describe/version-change-reader'
 
 /**
@@ -124,7 +125,7 @@ export class ChangeExamples {
     const shown: UpgradeExample[] = []
     for (const item of cases) {
       try {
-        const pair = await make(item)
+        const pair = await withShownNumbers(item, make)
         const { before, after } = pair
         if (sameJson(before, after) && pair.answered === undefined) {
           unchanged++
@@ -161,7 +162,7 @@ export class ChangeExamples {
   private async addHeld (at: Payload, make: (item: Case) => Promise<Pair>, cases: readonly Case[]): Promise<boolean> {
     const added = this.sink.examples.length
     for (const item of cases) {
-      const pair = await make(item).catch(() => undefined)
+      const pair = await withShownNumbers(item, make).catch(() => undefined)
       if (pair === undefined || (sameJson(pair.before, pair.after) && pair.answered === undefined)) continue
       this.sink.examples.push({ operation: at.operation, part: at.part, ...(at.status === undefined ? {} : { status: at.status }), shows: item.shows, ...pair })
     }
@@ -264,7 +265,7 @@ export class ChangeExamples {
     const touched = this.touches(schema, steps)
     if (!touched) return
     const migrated = async (item: Case, from: TSchema): Promise<Pair> => {
-      const head = exampleOf(from, { ...this.made.options(), toward: item.toward })
+      const head = exampleOf(from, { ...this.made.options(), toward: item.toward, showing: item.showing, onNumber: item.onNumber })
       const before = await migrateAnswerWith(this.engine, schema, { latestBody: head, version: this.sink.previousVersion }, at.on)
       const after = await migrateAnswerWith(this.engine, schema, { latestBody: head, version: this.sink.version }, at.on)
       const answered = before.status === sent && after.status === sent ? {} : { answered: { before: before.status, after: after.status } }

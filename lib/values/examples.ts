@@ -10,6 +10,7 @@ import type { TSchema } from '@sinclair/typebox'
 import { noStringReason, patternOf, stringExample, type FormatPatterns } from './string-examples'
 import { compileCollector, type Holder, type Occurrence } from './occurrences'
 import { typeMatches } from './union-matchers'
+import { numberExample, showingNumber } from './number-examples'
 
 /** A JSON Schema node (loosely typed: documents are plain JSON). */
 export type JsonSchema = Record<string, unknown>
@@ -35,6 +36,13 @@ interface ExampleOptions {
    * `exampleOf` throws when the example holds no such place.
    */
   toward?: { readonly isTarget: (node: object) => boolean, readonly value: unknown }
+  /**
+   * The numbers the example generates (those of no `examples`, `default`, `const` or `enum`) to make show what a
+   * converter does to them, by JSON pointer: not 0 and not round (1234, 12.34), within the schema's keywords.
+   */
+  showing?: ReadonlySet<string>
+  /** Called with the JSON pointer and value of each number the example generates (those `showing` can name). */
+  onNumber?: (pointer: string, value: number) => void
 }
 
 const COMPONENTS = '#/components/schemas/'
@@ -60,23 +68,6 @@ export function typeOf (schema: JsonSchema): string | undefined {
   if (typeof schema.properties === 'object' || Array.isArray(schema.required)) return 'object'
   if (schema.items !== undefined) return 'array'
   return undefined
-}
-
-function numberExample (schema: JsonSchema, integer: boolean, variant = 0): number {
-  const multiple = typeof schema.multipleOf === 'number' ? schema.multipleOf : undefined
-  const step = multiple ?? (integer ? 1 : 0.5)
-  let low = -Infinity
-  if (typeof schema.minimum === 'number') low = schema.minimum
-  if (typeof schema.exclusiveMinimum === 'number') low = Math.max(low, schema.exclusiveMinimum + (integer ? 1 : step))
-  let high = Infinity
-  if (typeof schema.maximum === 'number') high = schema.maximum
-  if (typeof schema.exclusiveMaximum === 'number') high = Math.min(high, schema.exclusiveMaximum - (integer ? 1 : step))
-  // Unbounded below: 1, or the first multiple, at most the highest value allowed (a multiple of it).
-  let value = Number.isFinite(low) ? Math.ceil(low / step) * step : Math.min(multiple ?? 1, multiple === undefined ? high : Math.floor(high / step) * step)
-  if (value > high) value = Math.floor(high / step) * step
-  // The `variant`th value from there: upward while allowed, else downward.
-  if (variant > 0) value = value + variant * step <= high ? value + variant * step : value - variant * step >= low ? value - variant * step : value
-  return integer ? Math.round(value) : value
 }
 
 /** A plain string's `variant`th form (a number at its end, within `maxLength`); one of a pattern or a format as it is. */
@@ -241,8 +232,8 @@ function typedExample (build: Build, node: JsonSchema, property: string | undefi
     case 'string':
       if (node.format === 'uuid' && property !== undefined && options.uuids?.[property] !== undefined) return options.uuids[property]
       return variedString(node, stringExample(node, options.formats, options.samples) ?? fail(cannot(build, noStringReason(node, options.formats))), build.variant)
-    case 'integer': return numberExample(node, true, build.variant)
-    case 'number': return numberExample(node, false, build.variant)
+    case 'integer':
+    case 'number': return generatedNumber(build, node, typeOf(node) === 'integer')
     case 'boolean': return build.variant % 2 === 0
     case 'null': return null
     case 'array': {
@@ -272,6 +263,15 @@ function objectExample (build: Build, node: JsonSchema, depth: number): Record<s
     if (wanted) setOwn(value, name, within(build, pointerSegment(name), () => exampleAt(build, sub, name, depth + 1)))
   }
   for (const name of required) if (!Object.hasOwn(value, name)) setOwn(value, name, 'example')
+  return value
+}
+
+/** A number the example generates: one showing a conversion where `showing` names its place, else the plain one. */
+function generatedNumber (build: Build, node: JsonSchema, integer: boolean): number {
+  const pointer = build.path.map((segment) => `/${segment}`).join('')
+  const showing = build.variant === 0 && build.options.showing?.has(pointer) === true ? showingNumber(node, integer) : undefined
+  const value = showing ?? numberExample(node, integer, build.variant)
+  build.options.onNumber?.(pointer, value)
   return value
 }
 

@@ -1,10 +1,11 @@
 /**
  * `exampleOf` (lib/values/examples.ts), the one generator of deterministic example values (the upgrade guide's, and
  * `verify`'s strings without a sentinel): patterns, recursion, examples of another type, schemas no value matches,
- * and examples built toward a value of one node.
+ * examples built toward a value of one node, and numbers that show what a converter does to them.
  */
 import { test } from 'tap'
 import { Type } from '@sinclair/typebox'
+import Ajv from 'ajv'
 import { exampleOf } from '../../lib/values/examples'
 
 test('a string matches its pattern (the same string every time); one no string can be made for is an error naming where', (t) => {
@@ -59,5 +60,33 @@ test('toward a value: union members and optional properties that hold the node, 
   t.same(exampleOf(Given, { toward }), { id: 'o-1', status: 'c' }, 'a given example holding the node: the value put in its place')
   t.same(Given.examples, [{ id: 'o-1', status: 'a' }], 'the schema\'s own example is left as it was')
   t.throws(() => exampleOf(Type.Object({ id: Type.String() }), { toward }), /the schema has no place for the value "c"/)
+  t.end()
+})
+
+test('showing: the generated numbers it names are not 0 and not round, within every keyword; the others, and given ones, stay', (t) => {
+  const Amounts = Type.Object({
+    cents: Type.Integer({ minimum: 0 }),
+    units: Type.Number({ minimum: 0 }),
+    percent: Type.Integer({ minimum: 0, maximum: 100 }),
+    share: Type.Number({ exclusiveMinimum: 0, maximum: 1 }),
+    big: Type.Integer({ minimum: 5000 }),
+    below: Type.Integer({ maximum: -5, multipleOf: 3 }),
+    hundredths: Type.Number({ minimum: 0, multipleOf: 0.01 }),
+    zero: Type.Integer({ minimum: 0, maximum: 0 }),
+    given: Type.Integer({ minimum: 0, examples: [0] }),
+    lines: Type.Array(Type.Object({ quantity: Type.Integer({ minimum: 1 }), amount: Type.Integer({ minimum: 0 }) }), { minItems: 2, uniqueItems: true })
+  })
+  const places: string[] = []
+  const plain = exampleOf(Amounts, { onNumber: (pointer) => { places.push(pointer) } })
+  t.same(plain, { cents: 0, units: 0, percent: 0, share: 0.5, big: 5000, below: -6, hundredths: 0, zero: 0, given: 0, lines: [{ quantity: 1, amount: 0 }, { quantity: 2, amount: 1 }] },
+    'without showing: the plain numbers (0 where the minimum is 0)')
+  t.same(places, ['/cents', '/units', '/percent', '/share', '/big', '/below', '/hundredths', '/zero', '/lines/0/quantity', '/lines/0/amount', '/lines/1/quantity', '/lines/1/amount'],
+    'each generated number\'s place, and not the given one')
+  const showing = new Set(places.filter((place) => place !== '/lines/0/quantity'))
+  const shown = exampleOf(Amounts, { showing })
+  t.same(shown, { cents: 1234, units: 12.34, percent: 12, share: 0.62, big: 6234, below: -3702, hundredths: 12.34, zero: 0, given: 0, lines: [{ quantity: 1, amount: 1234 }, { quantity: 2, amount: 1 }] },
+    'shown: 1234 or 12.34, else a smaller one, one past a bound, a negative; 0 where nothing else fits; the first of unique items only')
+  t.ok(new Ajv({ strict: false }).validate(Amounts, shown), 'valid against every keyword of the schema')
+  t.same(exampleOf(Amounts, { showing: new Set(['/cents']) }), { ...(plain as object), cents: 1234 }, 'one place: that number alone')
   t.end()
 })

@@ -2,7 +2,8 @@
  * The upgrade guides of the two example applications (examples/users, examples/billing), read from their oldest version
  * to their newest as a client upgrading reads them: every example body is valid, closed, against the schema the
  * document of the version it claims gives it, keyed as that document keys it; an operation or webhook a change added
- * shows its examples in the version after the change; a renamed header shows the headers a client sends (decision 0333).
+ * shows its examples in the version after the change; a renamed header shows the headers a client sends (decision 0333);
+ * the amounts billing turned into cents read 12.34 and 1234, never 0 and 0 (decision 0336).
  */
 import { test, type Test } from 'tap'
 import type { FastifyInstance } from 'fastify'
@@ -127,4 +128,39 @@ test('regression: a pair another change of the version makes (search by statuses
     '(the example is the same: 2025-03-31 holds both changes)'), 'the enum change says where it is')
   const page = (await billing.inject('/docs/upgrade?from=2024-09-30&to=2025-03-31')).body
   t.equal(page.split('<h4>QUERY /invoices/search: request body</h4>').length, 2, 'the page shows it once')
+})
+
+/** The values of every `key` in a JSON value, in document order. */
+function valuesOf (value: unknown, key: string): unknown[] {
+  if (typeof value !== 'object' || value === null) return []
+  return Object.entries(value).flatMap(([name, inner]) => name === key ? [inner] : valuesOf(inner, key))
+}
+
+test('regression: billing\'s amounts read 0 -> 0 where they became cents (no examples on their schema); they show the conversion', async (t) => {
+  const billing = await ready(t, buildBillingApp)
+  const [amounts, types] = (await guideOf(billing, '2024-04-10', '2024-09-30')).changes
+  t.same([amounts.name, types.name], ['AmountsInCents', 'PaymentMethodTypeReplacesObject'])
+  t.same(amounts.notes, [], 'no note that POST /invoices\' request body is the same in both versions')
+  t.same(amounts.examples.map((example) => `${example.operation} ${example.part}`), [
+    'POST /invoices request body', 'POST /invoices response body', 'GET /invoices/{invoiceId} response body',
+    'POST /invoices/{invoiceId}/pay response body', 'QUERY /invoices/search response body', 'webhook invoice.paid webhook payload'
+  ], 'the request a client sends in units, then every response and the webhook')
+  // Every pair of the version (its two changes' alike): each amount a decimal before, the same in cents after, never 0.
+  let amountsSeen = 0
+  for (const example of [...amounts.examples, ...types.examples]) {
+    for (const key of ['unitAmount', 'total']) {
+      const [before, after] = [valuesOf(example.before, key), valuesOf(example.after, key)]
+      t.equal(before.length, after.length, `${example.operation} ${example.part}: as many ${key}s in both versions`)
+      before.forEach((units, index) => {
+        t.not(after[index], 0, `${example.operation} ${example.part}: ${key} is not 0`)
+        t.equal(Math.round((units as number) * 100), after[index], `${example.operation} ${example.part}: ${key} ${String(units)} in units is ${String(after[index])} cents`)
+        t.not(after[index] as number % 100, 0, `${example.operation} ${example.part}: ${key} has cents (a whole amount hides a rounding)`)
+        amountsSeen++
+      })
+    }
+    t.same(valuesOf(example.before, 'quantity'), valuesOf(example.after, 'quantity'), `${example.operation} ${example.part}: a quantity, which no converter changes, is the same`)
+  }
+  t.ok(amountsSeen >= 20, `${amountsSeen} amounts checked`)
+  const page = (await billing.inject('/docs/upgrade?from=2024-04-10&to=2024-09-30')).body
+  t.match(page, /&#34;unitAmount&#34;: 12\.34[\s\S]*&#34;unitAmount&#34;: 1234\b/, 'the page shows a line\'s amount in units, then in cents')
 })
