@@ -7,8 +7,9 @@
  *   in upper case (`ZQ000001@example.com`): a string trimmed, its spaces collapsed, its case folded;
  * - `blank`: spaces only (`'   '`, no sentinel): a whitespace-only memo made `''`;
  * - `lines`: lines (the first ended `\r\n`), a tab between words, letters decomposed (NFD: `ó` as `o` and its accent),
- *   a ligature and a full-width digit (`ﬁ`, `１`), a last line break (`zq000001\tﬁŁódź１\r\n🙂zq000001\n`): a memo
- *   cut to its first line, its tabs or line breaks made spaces or `\n`, normalized (NFC, NFKC), folded to half width;
+ *   a ligature and a full-width digit (`ﬁ`, `１`), the marks of Markdown (`#*_`), a last line break
+ *   (`zq000001\tﬁŁódź１#*_\r\n🙂zq000001\n`): a memo cut to its first line, its tabs or line breaks made spaces or
+ *   `\n`, normalized (NFC, NFKC), folded to half width, stripped of the marks a text format gives a meaning;
  * - `empty`: `''` where the schema takes it; `large`: as long as the schema allows (1,000 characters without `maxLength`).
  * Lengths count code points, as JSON Schema does; a string is padded with `q` to its `minLength`.
  * @module
@@ -30,6 +31,13 @@ const BLANK = 3
 const DECOMPOSED = `\ufb01${'Łódź'.normalize('NFD')}\uff11`
 
 /**
+ * Marks of a `lines` string that Markdown and other text formats give a meaning (emphasis, a heading): a converter
+ * giving older versions plain text by deleting them (`memo.replace(/[*_#]/g, '')`) deletes them from text that never
+ * was Markdown ([decision 0338](../../docs/decisions/0338-verify-sends-the-marks-text-formats-strip.md)).
+ */
+const MARKS = '#*_'
+
+/**
  * The forms of a free string at a boundary, the first that fits `maxLength` taken: the sentinel's words (letters
  * beyond ASCII, an emoji of two UTF-16 units before the sentinel again, a word of its own), or shorter ones.
  */
@@ -38,7 +46,7 @@ function formsOf (token: string, boundary: Boundary | undefined): string[] {
   const [long, short] = [`${token} Łódź 🙂${token}`, token.slice(1)]
   if (boundary === 'spaces' || boundary === 'items') return [long, `${token} ${short}`, token]
   if (boundary === 'padded') return [` ${token}  Łódź 🙂${token} `, ` ${token}  ${short} `, `${token}  ${short}`, `${token} ${short}`, token]
-  if (boundary === 'lines') return [`${token}\t${DECOMPOSED}\r\n🙂${token}\n`, `${token}\t${short}\n`, `${token}\n${short}`, token]
+  if (boundary === 'lines') return [`${token}\t${DECOMPOSED}${MARKS}\r\n🙂${token}\n`, `${token}\t${short}\n`, `${token}\n${short}`, token]
   return [token]
 }
 

@@ -20,9 +20,9 @@
  * - `padded`: strings with a space at each end and two between words (` zq000001  Łódź 🙂zq000001 `), e-mails with an
  *   upper-case local part (`ZQ000001@example.com`): a string trimmed, its spaces collapsed, its case folded;
  * - `blank`: strings of spaces only (`'   '`): a whitespace-only memo made `''`;
- * - `lines`: strings of lines, a tab between words, letters decomposed (NFD) and a last line break
- *   (`zq000001\tŁódź\n🙂zq000001\n`): a memo cut to its first line, its tabs or line breaks made spaces, normalized
- *   to NFC; replayed only where some string takes it.
+ * - `lines`: strings of lines, a tab between words, letters decomposed (NFD), the marks of Markdown and a last line
+ *   break (`zq000001\tŁódź#*_\n🙂zq000001\n`): a memo cut to its first line, its tabs or line breaks made spaces,
+ *   normalized to NFC, stripped of `#`, `*` and `_`; replayed only where some string takes it.
  * `padded`, `blank` and `lines` hold the numbers and flags of `spaces`, without twins (./example-generation.ts), and
  * lists of one item; their strings are written by ./boundary-strings.ts, with every other boundary's free strings.
  * A string with a `pattern` (no sentinel) that takes numbers written as text (an amount `'19.99'`, an id `'101'`) is

@@ -22,6 +22,7 @@ const lineEndsUnix: Convert = (value: string) => value.replace(/\r\n/g, '\n')
 const nfkc: Convert = (value: string) => value.normalize('NFKC')
 const halfWidth: Convert = (value: string) => value.replace(/[\uff01-\uff5e]/g, (wide) => String.fromCharCode(wide.charCodeAt(0) - 0xfee0))
 const carried: Convert = (value) => value
+const marksStripped: Convert = (value: string) => value.replace(/[*_#]/g, '')
 
 /** Found one way on a renamed field. */
 const lossy: Array<[string, Convert]> = [
@@ -58,6 +59,18 @@ test('on a round trip, a field not renamed whose request converter changes its t
   t.same(await converted(t, Type.String(), carried), [], 'carried whole')
 })
 
+test('on a round trip, a string stripped of the marks Markdown gives a meaning (#, *, _) is found (decision 0338)', async (t) => {
+  // Text older clients wrote was never Markdown: a converter giving them plain text by deleting the marks garbles it.
+  t.same(await converted(t, Type.String(), marksStripped), [
+    'POST /things 2000-01-01 response round trip response 200/value after RefBecameReference (2001-01-01) by RefBecameReference.up,RefBecameReference.down',
+    'POST /things 2000-01-01 request round trip body/value after RefBecameReference (2001-01-01) by RefBecameReference.up'
+  ])
+  const [finding] = (await convertedFindings(t, Type.String(), marksStripped)).map((each) => each.text)
+  t.match(finding, /does not come back in the 200 response: 'zq\w+\\t\S+#\*_\\r\\n🙂zq\w+\\n' comes back as 'zq\w+\\t\S+１\\r\\n🙂zq\w+\\n'/)
+  // A string too short for the lines holds no marks: a maxLength of 20 is sent 'zq000001\tq000001\n'.
+  t.same(await converted(t, Type.String({ maxLength: 20 }), marksStripped), [], 'no room for the marks')
+})
+
 test('a finding names what changed: the whitespace, or the Unicode normalization of text that prints alike', async (t) => {
   const texts = async (convert: Convert): Promise<string[]> => {
     const { Thing, change } = renamedField(Type.String(), convert)
@@ -68,13 +81,13 @@ test('a finding names what changed: the whitespace, or the Unicode normalization
   const [normalized] = await texts(nfc)
   t.match(normalized, /arrives as 'zq\w+\\t\S+\\r\\n🙂zq\w+\\n', its Unicode normalization changed \(NFD sent, NFC arrived\); /)
   const [compatible] = await texts(nfkc)
-  t.match(compatible, /arrives as 'zq\w+\\tfi\S+1\\r\\n🙂zq\w+\\n', its Unicode normalization changed \(NFD sent, NFKC arrived\); /)
+  t.match(compatible, /arrives as 'zq\w+\\tfi\S+1#\*_\\r\\n🙂zq\w+\\n', its Unicode normalization changed \(NFD sent, NFKC arrived\); /)
   const [back] = (await convertedFindings(t, Type.String(), nfc)).map((finding) => finding.text)
   t.match(back, /does not come back in the 200 response: .* comes back as .*, its Unicode normalization changed \(NFD sent, NFC arrived\)/)
 })
 
 test('the lines strings fit maxLength and minLength, are replayed only where a string takes them, and validate', async (t) => {
-  t.equal(sentinelFor({ type: 'string' }, 1, 'lines'), `zq000001\tﬁ${'Łódź'.normalize('NFD')}１\r\n🙂zq000001\n`)
+  t.equal(sentinelFor({ type: 'string' }, 1, 'lines'), `zq000001\tﬁ${'Łódź'.normalize('NFD')}１#*_\r\n🙂zq000001\n`)
   t.not(sentinelFor({ type: 'string' }, 1, 'lines'), sentinelFor({ type: 'string' }, 1, 'lines')?.normalize('NFKD'), 'a ligature and a full-width digit')
   t.not(sentinelFor({ type: 'string' }, 1, 'lines'), sentinelFor({ type: 'string' }, 1, 'lines')?.normalize('NFC'), 'decomposed')
   t.equal(sentinelFor({ type: 'string', maxLength: 20 }, 1, 'lines'), 'zq000001\tq000001\n')
