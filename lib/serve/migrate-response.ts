@@ -64,7 +64,8 @@ export function createSuccessHook (route: string): preSerializationHookHandler {
       done(null, payload)
       return
     }
-    if (!pendingSuccess({ request, reply, state, version: behaviour.version, route }, done)) convertBody({ request, reply, state, behaviour, route, keyHolds: true, chosen: hasChosenSerializer(reply) }, payload, payload, done)
+    const conversion: Conversion = { request, reply, state, behaviour, version: behaviour.version, route, keyHolds: true, chosen: hasChosenSerializer(reply) }
+    if (!pendingSuccess(conversion, done)) convertBody(conversion, payload, payload, done)
   }
 }
 
@@ -73,11 +74,11 @@ export function createSuccessHook (route: string): preSerializationHookHandler {
  * status; a success object gets its serializer when the route's own may not fit, unless the application chose one.
  */
 function finish (conversion: Conversion, status: number, key: string | undefined, body: unknown, done: HookDone): void {
-  const { request, reply, state, behaviour, route, chosen } = conversion
+  const { reply, state, behaviour, chosen } = conversion
   const changed = applyStatus(reply, behaviour, status)
   if (chosen === undefined) {
     const slot = knownSlot(conversion, changed, status, key)
-    sendSerialized({ request, reply, state, version: behaviour.version, route }, () => serializerFor(reply, behaviour, reply.statusCode, slot)(body), done)
+    sendSerialized(conversion, () => serializerFor(reply, behaviour, reply.statusCode, slot)(body), done)
     return
   }
   // A serializer the application chose (`reply.serializer(fn)`, `app.setReplySerializer(fn)`) serializes the converted body, as it would HEAD's.
@@ -218,19 +219,20 @@ export function createSendHook (
       if (payload !== '') warnIfUnconverted(behaviour, status, reply)
       return done(null, payload)
     }
-    convertBody({ request, reply, state, behaviour, route, keyHolds: true }, body, payload, afterAwaiting(reply, retagging(reply, payload, done)))
+    convertBody({ request, reply, state, behaviour, version: behaviour.version, route, keyHolds: true }, body, payload, afterAwaiting(reply, retagging(reply, payload, done)))
   }
 }
 
 /** The `done` of Fastify's `preSerialization` and `onSend` hooks. */
 type HookDone = (error: Error | null, payload?: unknown) => void
 
-/** A body being converted: the request and reply, the version's behaviour, the HEAD route. */
+/** A body being converted: the request and reply, the version's behaviour (and its version, for failures), the HEAD route. */
 interface Conversion {
   readonly request: FastifyRequest
   readonly reply: FastifyReply
   readonly state: RequestState
   readonly behaviour: VersionBehaviour
+  readonly version: string
   readonly route: string
   /** False once converters wrote headers: the response's slot is then chosen again for its media type. */
   keyHolds: boolean
