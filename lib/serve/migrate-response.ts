@@ -146,10 +146,10 @@ export function createSendHook (
     processWarning.FSTVRS001(String(status), behaviour.version)
   }
   return function versionerSendHook (request, reply, sent, hookDone) {
-    const done = answerHeldNoneMatch(request, reply, requestState(request), hookDone)
+    let state = requestState(request)
+    const done = answerHeldNoneMatch(request, reply, state, hookDone)
     // An error sent before the request hook ran (an onRequest hook's `reply.code(401).send(...)`) is the version's, as a thrown one is.
-    if (reply.statusCode >= 300 && (requestState(request)?.behaviour ?? null) === null) earlyVersion(request, reply)
-    const state = requestState(request)
+    if (reply.statusCode >= 300 && (state?.behaviour ?? null) === null) { earlyVersion(request, reply); state = requestState(request) }
     const behaviour = state?.behaviour ?? null
     // A Web `Response`'s status and headers are the reply's before the version's status, headers and converters apply.
     const payload = behaviour === null ? sent : unwrapWebResponse(reply, sent)
