@@ -64,7 +64,8 @@ export function createSuccessHook (route: string): preSerializationHookHandler {
       done(null, payload)
       return
     }
-    if (!pendingSuccess({ request, reply, state, version: behaviour.version, route }, done)) convertBody({ request, reply, state, behaviour, route, keyHolds: true, hasChosenSerializer }, payload, payload, done)
+    const conversion: Conversion = { request, reply, state, behaviour, version: behaviour.version, route, keyHolds: true, chosen: hasChosenSerializer(reply) }
+    if (!pendingSuccess(conversion, done)) convertBody(conversion, payload, payload, done)
   }
 }
 
@@ -73,16 +74,15 @@ export function createSuccessHook (route: string): preSerializationHookHandler {
  * status; a success object gets its serializer when the route's own may not fit, unless the application chose one.
  */
 function finish (conversion: Conversion, status: number, key: string | undefined, body: unknown, done: HookDone): void {
-  const { request, reply, state, behaviour, route, hasChosenSerializer } = conversion
+  const { reply, state, behaviour, chosen } = conversion
   const changed = applyStatus(reply, behaviour, status)
-  if (hasChosenSerializer === undefined) {
+  if (chosen === undefined) {
     const slot = knownSlot(conversion, changed, status, key)
-    sendSerialized({ request, reply, state, version: behaviour.version, route }, () => serializerFor(reply, behaviour, reply.statusCode, slot)(body), done)
+    sendSerialized(conversion, () => serializerFor(reply, behaviour, reply.statusCode, slot)(body), done)
     return
   }
   // A serializer the application chose (`reply.serializer(fn)`, `app.setReplySerializer(fn)`) serializes the converted body, as it would HEAD's.
-  if ((changed || reply.statusCode !== status || !conversion.keyHolds || (key !== undefined && behaviour.ownSuccessSerializers.has(key))) &&
-    !hasChosenSerializer(reply)) {
+  if ((changed || reply.statusCode !== status || !conversion.keyHolds || (key !== undefined && behaviour.ownSuccessSerializers.has(key))) && !chosen) {
     reply.serializer(serializerFor(reply, behaviour, reply.statusCode, knownSlot(conversion, changed, status, key)))
     state.versionSerializer = true
   }
@@ -146,10 +146,10 @@ export function createSendHook (
     processWarning.FSTVRS001(String(status), behaviour.version)
   }
   return function versionerSendHook (request, reply, sent, hookDone) {
-    const done = answerHeldNoneMatch(request, reply, requestState(request), hookDone)
+    let state = requestState(request)
+    const done = answerHeldNoneMatch(request, reply, state, hookDone)
     // An error sent before the request hook ran (an onRequest hook's `reply.code(401).send(...)`) is the version's, as a thrown one is.
-    if (reply.statusCode >= 300 && (requestState(request)?.behaviour ?? null) === null) earlyVersion(request, reply)
-    const state = requestState(request)
+    if (reply.statusCode >= 300 && (state?.behaviour ?? null) === null) { earlyVersion(request, reply); state = requestState(request) }
     const behaviour = state?.behaviour ?? null
     // A Web `Response`'s status and headers are the reply's before the version's status, headers and converters apply.
     const payload = behaviour === null ? sent : unwrapWebResponse(reply, sent)
@@ -219,24 +219,28 @@ export function createSendHook (
       if (payload !== '') warnIfUnconverted(behaviour, status, reply)
       return done(null, payload)
     }
-    convertBody({ request, reply, state, behaviour, route, keyHolds: true }, body, payload, afterAwaiting(reply, retagging(reply, payload, done)))
+    convertBody({ request, reply, state, behaviour, version: behaviour.version, route, keyHolds: true }, body, payload, afterAwaiting(reply, retagging(reply, payload, done)))
   }
 }
 
 /** The `done` of Fastify's `preSerialization` and `onSend` hooks. */
 type HookDone = (error: Error | null, payload?: unknown) => void
 
-/** A body being converted: the request and reply, the version's behaviour, the HEAD route. */
+/** A body being converted: the request and reply, the version's behaviour (and its version, for failures), the HEAD route. */
 interface Conversion {
   readonly request: FastifyRequest
   readonly reply: FastifyReply
   readonly state: RequestState
   readonly behaviour: VersionBehaviour
+  readonly version: string
   readonly route: string
   /** False once converters wrote headers: the response's slot is then chosen again for its media type. */
   keyHolds: boolean
-  /** For an object payload (none for JSON text): whether a serializer the application chose writes it (./own-serializers.ts), not the schema's. */
-  readonly hasChosenSerializer?: (reply: FastifyReply) => boolean
+  /**
+   * For an object payload (none for JSON text): whether a serializer the application chose writes it (./own-serializers.ts),
+   * not the schema's; asked once, as the success hook starts (converters cannot choose one: they see no reply).
+   */
+  readonly chosen?: boolean
 }
 
 /** Runs the response converters of the reply's status on a JSON copy of `body`, writes headers back, then {@link finish}es. */
@@ -248,9 +252,9 @@ function convertBody (conversion: Conversion, body: unknown, raw: unknown, done:
   if (key === undefined) warnUndeclaredStatus(behaviour, reply, route, false)
   const cleaner = key === undefined ? undefined : behaviour.responseCleaners.get(key)
   // A serializer the application chose writes a Date (and reads a getter) by its own rules, not the schema's.
-  const chosen = conversion.hasChosenSerializer?.(reply) === true
+  const chosen = conversion.chosen === true
   // Should the version's serializer refuse the success, converted or not, the error handler asks HEAD's (0298); not a chosen one.
-  if (conversion.hasChosenSerializer !== undefined && !chosen) { conversion.state.handlerSuccess = body; conversion.state.handlerSlot = key }
+  if (conversion.chosen === false) { conversion.state.handlerSuccess = body; conversion.state.handlerSlot = key }
   if (steps.length === 0 && cleaner === undefined) return finishExpressible(conversion, status, key, body, done)
   const places = key === undefined ? undefined : behaviour.responseWritten.get(key)
   const replaced: Replaced[] = []

@@ -20,8 +20,9 @@ import { processWarning } from '../core/warnings'
  */
 export function warnUndeclaredStatus (behaviour: VersionBehaviour, reply: FastifyReply, route: string, lookup: boolean): void {
   const status = reply.statusCode
-  if (!behaviour.declaredSuccessWork || status >= 300 || behaviour.undeclaredStatuses.has(status)) return
-  if (lookup && (behaviour.successWork || responseSlot(behaviour.responses, status, reply) !== undefined)) return
+  // A success the success hook converts is looked at there: its slot known, no lookup here.
+  if (!behaviour.declaredSuccessWork || status >= 300 || (lookup && behaviour.successWork) || behaviour.undeclaredStatuses.has(status)) return
+  if (lookup && responseSlot(behaviour.responses, status, reply) !== undefined) return
   behaviour.undeclaredStatuses.add(status)
   processWarning.FSTVRS006(String(status), route, behaviour.version)
 }
