@@ -141,9 +141,8 @@ export function createSendHook (
     const key = responseSlot(behaviour.responses, status, reply)
     if (!needsBody(behaviour.responseSteps.get(key ?? '') ?? [], status)) return
     const once = `${behaviour.version}\n${key ?? ''}`
-    if (warned.has(once)) return
+    if (!warned.has(once)) processWarning.FSTVRS001(String(status), behaviour.version)
     warned.add(once)
-    processWarning.FSTVRS001(String(status), behaviour.version)
   }
   return function versionerSendHook (request, reply, sent, hookDone) {
     let state = requestState(request)
@@ -236,10 +235,7 @@ interface Conversion {
   readonly route: string
   /** False once converters wrote headers: the response's slot is then chosen again for its media type. */
   keyHolds: boolean
-  /**
-   * For an object payload (none for JSON text): whether a serializer the application chose writes it (./own-serializers.ts),
-   * not the schema's; asked once, as the success hook starts (converters cannot choose one: they see no reply).
-   */
+  /** For an object payload (none for JSON text): whether a serializer the application chose writes it, asked once (0334). */
   readonly chosen?: boolean
 }
 
