@@ -19,9 +19,10 @@ export interface VerifyFinding {
    * come back; `'converter failed'`: a converter threw; `'invalid example'`: a document's example fails its own schema (`route` is
    * `document`, `pointer` its place); `'uncompilable'`: the part's schema in that version does not compile with the app's Ajv, so
    * every request of the version would answer 500 (not replayed); `'converted twice'`: two converters of one version change wrote
-   * one place (./converted-twice.ts); `'shared object'`: a converter gave two bodies one object (./shared-objects.ts).
+   * one place (./converted-twice.ts); `'shared object'`: a converter gave two bodies one object (./shared-objects.ts);
+   * `'wrong unit'`: a value whose unit a version change changes arrived in another (./verify-units.ts).
    */
-  readonly kind: 'invalid' | 'lost' | 'round trip' | 'converter failed' | 'invalid example' | 'uncompilable' | 'converted twice' | 'shared object'
+  readonly kind: 'invalid' | 'lost' | 'round trip' | 'converter failed' | 'invalid example' | 'uncompilable' | 'converted twice' | 'shared object' | 'wrong unit'
   /** The request part (`body`, `querystring`, `params`, `headers`), `response <status>`, or `converter`. */
   readonly part: string
   /** A JSON pointer into that part (`*` for array items): where the data stopped matching, or where the lost value was. */
