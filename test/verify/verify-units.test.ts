@@ -58,7 +58,7 @@ test('an ISO time given older subscribers as Date.parse (milliseconds where seco
   t.match(finding.text, `webhook invoice.paid (2000-01-01): payload/created: '${sent}' (an ISO 8601 time in 2001-01-01) arrives in 2000-01-01 as ${ms}`)
 })
 
-test("an ISO time given older subscribers as the seconds of its minute (getSeconds) is found", async (t) => {
+test('an ISO time given older subscribers as the seconds of its minute (getSeconds) is found', async (t) => {
   t.same(await wrongUnits(await eventTime(t, Type.String({ format: 'date-time', description: 'When the event happened: an ISO 8601 time, in UTC.' }), { type: SECONDS }, (created: string) => new Date(created).getSeconds())),
     ['webhook invoice.paid 2000-01-01 response wrong unit payload/created after EventTimes (2001-01-01) by EventTimes.createdDown'])
 })
