@@ -20,7 +20,7 @@ export interface VerifyFinding {
    * `document`, `pointer` its place); `'uncompilable'`: the part's schema in that version does not compile with the app's Ajv, so
    * every request of the version would answer 500 (not replayed); `'converted twice'`: two converters of one version change wrote
    * one place (./converted-twice.ts); `'shared object'`: a converter gave two bodies one object (./shared-objects.ts);
-   * `'wrong unit'`: a value whose unit a version change changes arrived in another (./verify-units.ts).
+   * `'wrong unit'`: a value whose unit a version change changes arrived in another (./verify-units.ts; unconverted, it is `'lost'`).
    */
   readonly kind: 'invalid' | 'lost' | 'round trip' | 'converter failed' | 'invalid example' | 'uncompilable' | 'converted twice' | 'shared object' | 'wrong unit'
   /** The request part (`body`, `querystring`, `params`, `headers`), `response <status>`, or `converter`. */

@@ -45,14 +45,14 @@ function retypesFields (step: ReplayContext['steps'][number]): boolean {
 
 /**
  * The issues of a replayed example (a HEAD response or webhook payload down to a version, or a request up to HEAD)
- * in which a field whose unit a step changes arrives in the wrong unit: one per field, at the first step where it
- * shows. The units of a field at a step, and whether a step retypes any, are found once for every example given to
+ * in which a field whose unit a step changes arrives in the wrong unit (`'wrong unit'`), or unconverted (`'lost'`, as a
+ * field retyped alike is told): one per field, at the first step where it shows. The units of a field at a step, and whether a step retypes any, are found once for every example given to
  * the function returned (one for a whole run).
  * @example
  * ```ts
  * const issuesOf = unitIssues({ steps, generation, resolveRef, versionAt })
  * issuesOf({ level: 0, end: 1, body: headEvent, trail, expected }, 'payload')
- * // [{ kind: 'wrong unit', pointer: '/created', message: '978307267123 (Unix time in milliseconds in 2001-01-01) arrives in 2000-01-01 unconverted, …', … }]
+ * // [{ kind: 'lost', pointer: '/created', message: '1748736000101 (Unix time in milliseconds in 2001-01-01) arrives unconverted, …', … }]
  * ```
  */
 export function unitIssues (context: UnitContext): (example: ReplayedExample, part: string) => ReplayIssue[] {
@@ -76,7 +76,7 @@ export function unitIssues (context: UnitContext): (example: ReplayedExample, pa
 
 /**
  * The checks of the steps of a replayed example that `verify` and `mutate` run: fields retyped alike
- * (./verify-retyped-alike.ts) and units ({@link unitIssues}).
+ * (./verify-retyped-alike.ts) and units ({@link unitIssues}), a field found by the first not told again by the second.
  * @example
  * ```ts
  * const env = { alikeIssues: stepChecks({ steps: state.steps, generation: state.generation, resolveRef, versionAt: (level) => state.versionAt(level) }) }
@@ -84,7 +84,12 @@ export function unitIssues (context: UnitContext): (example: ReplayedExample, pa
  */
 export function stepChecks (context: UnitContext): AlikeEnvironment['alikeIssues'] {
   const [alike, units] = [retypedAlikeIssues(context), unitIssues(context)]
-  return (example, part) => [...alike(example, part), ...units(example, part)]
+  return (example, part) => {
+    // One mistake, one finding: a field found unconverted beside one retyped alike is not told again as a wrong unit.
+    const found = alike(example, part)
+    const told = new Set(found.map((issue) => `${issue.step} ${issue.pointer}`))
+    return [...found, ...units(example, part).filter((issue) => !told.has(`${issue.step} ${issue.pointer}`))]
+  }
 }
 
 /** The issues of {@link unitIssues} of one example. */
@@ -111,12 +116,13 @@ function exampleIssues (context: UnitContext, levels: { retypeAt: RetypeAt, rety
       const unconverted = deepEqual(value, converted)
       const [unit, due, side] = [unitWords(to.unit), `${shown(value)} is ${shown(wrong.due)}`, up ? 'request' : 'response']
       issues.push({
-        kind: 'wrong unit',
+        // Unconverted, the value is lost as fields retyped alike tell it (one finding where both do); else it is in a wrong unit.
+        kind: unconverted ? 'lost' : 'wrong unit',
         part,
         pointer,
         value,
-        message: `${shown(value)} (${unitWords(from.unit)} in ${fromVersion}) arrives in ${toVersion} ${unconverted ? 'unconverted' : `as ${shown(converted)}`}, ` +
-          `where its schema says ${unit}: ${shown(wrong.due)} was due`,
+        message: `${shown(value)} (${unitWords(from.unit)} in ${fromVersion}) arrives ${unconverted ? 'unconverted' : `in ${toVersion} as ${shown(converted)}`}, ` +
+          `where ${unconverted ? `the schema of ${toVersion}` : 'its schema'} says ${unit}: ${shown(wrong.due)} was due`,
         fix: (converters.length === 0
           ? `Convert ${place.name} to ${unit} in a ${side} converter of ${names.join(', ')} (${due})`
           : unconverted
