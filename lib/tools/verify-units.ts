@@ -17,7 +17,7 @@ import { fieldRetypes, retypedAlikeIssues, retypedPlaces, retypingChanges, type 
 import type { ReplayContext, ReplayIssue } from './verify-replay'
 
 /** What the unit check needs of a `verify` run. */
-export interface UnitContext extends Pick<ReplayContext, 'steps'> {
+interface UnitContext extends Pick<ReplayContext, 'steps'> {
   readonly generation: SchemaGeneration
   readonly resolveRef: RefResolver
   /** The version value of a level (level 1 is the latest). */
@@ -55,7 +55,7 @@ function retypesFields (step: ReplayContext['steps'][number]): boolean {
  * // [{ kind: 'lost', pointer: '/created', message: '1748736000101 (Unix time in milliseconds in 2001-01-01) arrives unconverted, …', … }]
  * ```
  */
-export function unitIssues (context: UnitContext): (example: ReplayedExample, part: string) => ReplayIssue[] {
+function unitIssues (context: UnitContext): (example: ReplayedExample, part: string) => ReplayIssue[] {
   const retypeAt = fieldRetypes(context.generation)
   const steps = new Map<number, boolean>()
   const units = new Map<StepPlace['retype'], readonly [Side, Side] | undefined>()
