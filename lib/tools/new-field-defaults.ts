@@ -3,6 +3,7 @@
  * application's validation fills defaults (Ajv's `useDefaults`, Fastify's default), a request of the older version
  * migrated up without the field is given HEAD's default, so its clients are served as if they had chosen a value
  * they cannot send. Each example reaching HEAD without it is a finding, unless a request converter writes the field.
+ * A partial update's body is ./verify-updates.ts's: there a converter writing the field would overwrite what is stored.
  * @module
  */
 import type { TSchema } from '@sinclair/typebox'
@@ -14,6 +15,7 @@ import type { SchemaGeneration } from '../schemas/generation'
 import type { JsonSchema } from '../values/examples'
 import { asNode, declaredChildren, fieldsAt, pointerOfPath, readingNode, type PathKey, type RefResolver } from './data-flow'
 import { servedRequest } from './validation-in-force'
+import { isPartialUpdate } from './verify-updates'
 import { shown } from './value-comparison'
 import type { ReplayIssue, Report, Target, Trail } from './verify-replay'
 
@@ -26,13 +28,13 @@ interface DefaultsEnvironment {
   readonly compileText?: (schema: TSchema) => Check
 }
 
-/** The route version watched: where its findings go, its level, HEAD's schema of each part, the form of a part at a level, its validation. */
+/** The route version watched: where its findings go, its level, HEAD's schema of each part, the form of a part at a level, its HEAD route. */
 interface WatchedRoute {
   readonly target: Omit<Target, 'example'>
   readonly level: number
   readonly heads: (part: RequestPart) => TSchema | undefined
   readonly formAt: (part: RequestPart, level: number) => TSchema
-  readonly validation: HeadRoute['validation']
+  readonly head: HeadRoute
 }
 
 /** A field HEAD's validation filled in some example: the issue, and the first example (the part as its client sent it). */
@@ -42,7 +44,7 @@ interface Filled {
   readonly ran: Set<string>
 }
 
-/** The parts a default is looked for in (a path parameter is always sent). */
+/** The parts a default is looked for in (a path parameter is always sent). A partial update's body is ./verify-updates.ts's (decision 0295). */
 const WATCHED = ['body', 'querystring', 'headers'] as const
 type Watched = typeof WATCHED[number]
 
@@ -51,7 +53,7 @@ type Watched = typeof WATCHED[number]
  * version lacks the field: fed each example that reached HEAD (`sent`), then reported (`done`), one finding per place.
  * @example
  * ```ts
- * const defaults = new NewFieldDefaults(env, { target, level: 2, heads, formAt, validation: head.validation }, report)
+ * const defaults = new NewFieldDefaults(env, { target, level: 2, heads, formAt, head }, report)
  * defaults.sent(sentParts, trail) // for each example that reached HEAD
  * defaults.done() // POST /invoices/search (2000-01-01): request body/order: … HEAD's default 'desc' …
  * ```
@@ -62,9 +64,10 @@ export class NewFieldDefaults {
   private readonly validate: ReadonlyMap<Watched, (data: Partial<Record<RequestPart, unknown>>) => void>
 
   constructor (private readonly env: DefaultsEnvironment, private readonly route: WatchedRoute, private readonly report: Report) {
-    this.validate = new Map(WATCHED.filter((part) => route.heads(part) !== undefined).map((part) => {
+    const partial = isPartialUpdate(route.head)
+    this.validate = new Map(WATCHED.filter((part) => route.heads(part) !== undefined && !(partial && part === 'body')).map((part) => {
       const compile = part === 'body' ? env.compile : env.compileText ?? env.compile
-      return [part, servedRequest(route.validation, compile, { validate: [[part, route.formAt(part, 0)]], cleaners: [] })]
+      return [part, servedRequest(route.head.validation, compile, { validate: [[part, route.formAt(part, 0)]], cleaners: [] })]
     }))
   }
 

@@ -130,7 +130,7 @@ async function verifyRequests (env: VerifyEnvironment, at: { head: HeadRoute, be
   // A body declared by media type is named with it.
   const report: Report = body === undefined || body === '' ? env.report : (target, issue) => env.report(target, issue.part === 'body' ? { ...issue, part: `body (${body})` } : issue)
   const former = new FormerFields(env, { level: behaviour.level, heads: (part) => headPart(head, part, body), formAt })
-  const defaults = new NewFieldDefaults(env, { target: { route, version: behaviour.version, direction: 'request' }, level: behaviour.level, heads: (part) => headPart(head, part, body), formAt, validation: head.validation }, report)
+  const defaults = new NewFieldDefaults(env, { target: { route, version: behaviour.version, direction: 'request' }, level: behaviour.level, heads: (part) => headPart(head, part, body), formAt, head }, report)
   const [coverage, trips] = (['request', 'response'] as const).map((direction) => new Coverage(env, { route, version: behaviour.version, direction }))
   // The fields declared derived that a full replace from this version sets: some example must set each.
   const derived = env.derived?.watch(head, behaviour, body)

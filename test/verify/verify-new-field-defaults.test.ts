@@ -128,3 +128,15 @@ test('a nested object\'s new field with a default is found at its place', async 
 test('an application whose Ajv fills no defaults (useDefaults: false) gets no finding: HEAD\'s handler sees the field absent', async (t) => {
   t.same(await findings(t, SortedAndPaged, { fastify: { ajv: { customOptions: { useDefaults: false } } } }), [])
 })
+
+test('a partial update\'s body is left to update overwrites: a converter writing the field would overwrite what is stored', async (t) => {
+  const Patch = Type.Object({ name: Type.Optional(Type.String()), currency: Type.Optional(Type.String({ default: 'usd' })) }, { $id: 'Patch' })
+  class Currencies extends VersionChange {
+    description = 'Prices have a currency.'
+    instructionsToMigrateToPreviousVersion = [schema(Patch).field('currency').didntExist]
+  }
+  const app = await appWith(t, Currencies, (api) => {
+    api.patch('/prices/:id', { schema: { body: Patch, response: Answer } }, async () => ({ ok: true }))
+  })
+  t.same(summary(await verify(app, { examples: 20 })), ['PATCH /prices/:id 2000-01-01 request update overwrites body/currency after Currencies (2001-01-01) by '])
+})
