@@ -1,5 +1,5 @@
 /**
- * The type of what `verify` finds, and of what one replay reports (./verify-replay.ts).
+ * The type of what `verify` finds, and of what one replay reports (./verify-replay.ts), a lost value told by direction.
  * @module
  */
 
@@ -20,9 +20,10 @@ export interface VerifyFinding {
    * `document`, `pointer` its place); `'uncompilable'`: the part's schema in that version does not compile with the app's Ajv, so
    * every request of the version would answer 500 (not replayed); `'converted twice'`: two converters of one version change wrote
    * one place (./converted-twice.ts); `'shared object'`: a converter gave two bodies one object (./shared-objects.ts);
+   * `'default filled'`: HEAD's validation gives a request of the version a default of a field it lacks (./new-field-defaults.ts);
    * `'wrong unit'`: a value whose unit a version change changes arrived in another (./verify-units.ts; unconverted, it is `'lost'`).
    */
-  readonly kind: 'invalid' | 'lost' | 'round trip' | 'converter failed' | 'invalid example' | 'uncompilable' | 'converted twice' | 'shared object' | 'wrong unit'
+  readonly kind: 'invalid' | 'lost' | 'round trip' | 'converter failed' | 'invalid example' | 'uncompilable' | 'converted twice' | 'shared object' | 'default filled' | 'wrong unit'
   /** The request part (`body`, `querystring`, `params`, `headers`), `response <status>`, or `converter`. */
   readonly part: string
   /** A JSON pointer into that part (`*` for array items): where the data stopped matching, or where the lost value was. */
@@ -61,4 +62,9 @@ export type ReplayIssue = Pick<VerifyFinding, 'kind' | 'part' | 'pointer' | 'mes
   readonly changes?: readonly string[]
   /** The message says all (a name a converter reads where the request no longer has it): not prefixed with where a lost value went. */
   readonly whole?: true
+}
+
+/** A lost value's issue told by direction: where it was sent (`from`) and where it does not arrive (`to`). */
+export function lostMessage (issue: ReplayIssue, from: string, to: string): ReplayIssue {
+  return issue.kind === 'lost' && issue.whole !== true ? { ...issue, message: `the value at ${issue.pointer} in ${from} does not reach ${to}: ${issue.message}` } : issue
 }

@@ -17,6 +17,7 @@ import type { FollowedValue } from './data-flow'
 import { followedWithMoves, joinedValues } from './moved-values'
 import { generateExamples, type GeneratedExample, type GenerationOptions } from './example-generation'
 import { replayExample, type ReplayIssue, type Report, type Target, type Trail } from './verify-replay'
+import { lostMessage } from './verify-finding'
 import { verifyRoundTrip, verifyTripBack, type RequestSide, type ResponseTarget, type TripEnvironment } from './verify-trips'
 import { twinIssues, type TwinPart } from './verify-twins'
 import type { AlikeEnvironment } from './verify-retyped-alike'
@@ -28,6 +29,7 @@ import type { DerivedEnvironment } from './verify-replace'
 import { isPartialUpdate } from './verify-updates'
 import { sendable } from './text-parts'
 import { FormerFields } from './former-fields'
+import { NewFieldDefaults } from './new-field-defaults'
 import type { LiteralEnvironment } from './converter-literals'
 import { servedRequest } from './validation-in-force'
 import { answeredSlots, answeredStatuses, statusesOf } from './answered-statuses'
@@ -64,11 +66,6 @@ function expectedOf (env: VerifyEnvironment, headSchema: unknown, example: Gener
 function headerText (env: VerifyEnvironment, schema: TSchema): string | undefined {
   const value = examplesOf(env, schema)[0]?.value
   return value === undefined || typeof value === 'object' ? undefined : String(value)
-}
-
-/** Messages of lost values, by direction. */
-function lostMessage (issue: ReplayIssue, from: string, to: string): ReplayIssue {
-  return issue.kind === 'lost' && issue.whole !== true ? { ...issue, message: `the value at ${issue.pointer} in ${from} does not reach ${to}: ${issue.message}` } : issue
 }
 
 /**
@@ -133,6 +130,7 @@ async function verifyRequests (env: VerifyEnvironment, at: { head: HeadRoute, be
   // A body declared by media type is named with it.
   const report: Report = body === undefined || body === '' ? env.report : (target, issue) => env.report(target, issue.part === 'body' ? { ...issue, part: `body (${body})` } : issue)
   const former = new FormerFields(env, { level: behaviour.level, heads: (part) => headPart(head, part, body), formAt })
+  const defaults = new NewFieldDefaults(env, { target: { route, version: behaviour.version, direction: 'request' }, level: behaviour.level, heads: (part) => headPart(head, part, body), formAt, head }, report)
   const [coverage, trips] = (['request', 'response'] as const).map((direction) => new Coverage(env, { route, version: behaviour.version, direction }))
   // The fields declared derived that a full replace from this version sets: some example must set each.
   const derived = env.derived?.watch(head, behaviour, body)
@@ -173,6 +171,7 @@ async function verifyRequests (env: VerifyEnvironment, at: { head: HeadRoute, be
     }
     derived?.saw(result.body, sentParts.body, trail)
     await former.sent({ sent: sentParts, picked, replay }, trail)
+    defaults.sent(sentParts, trail)
     if (trip !== undefined && sent !== undefined) {
       const echo = { target: trip, headSchema: head.forms.responses[behaviour.level].schemas[tripKey as string], over: overs[index % overs.length]?.value, coverage: trips }
       await verifyRoundTrip(env, echo, sent, result.body)
@@ -185,7 +184,7 @@ async function verifyRequests (env: VerifyEnvironment, at: { head: HeadRoute, be
     issues.forEach(reportOn)
   }
   for (const issue of former.issues()) report({ route, version: behaviour.version, direction: 'request', example: undefined }, issue)
-  for (const each of [coverage, trips, derived]) each?.done()
+  for (const each of [coverage, trips, derived, defaults]) each?.done()
 }
 
 /** A route version's requests with a body of slot `body`, for a trip down and back up. */
