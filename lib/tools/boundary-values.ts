@@ -32,11 +32,13 @@
  * takes that, and otherwise, without such a number, its example shortened as far as the pattern allows (`'|'` for
  * `'street|zip'`); for another boundary, without such a number, its example in both cases where its pattern takes
  * them (`'dD-1'` for `'dd-1'` of `^[A-Za-z]{2}-[0-9]+$`: a code's case folded).
+ * A Unix time its description states (./unit-words.ts) has its positive boundary numbers on 2025-06-01 (`1748736101`).
  * Values stay within the schema's bounds (`minimum`, `maximum`, `multipleOf`, `minLength`, `maxLength`).
  * @module
  */
 import { exampleOf, type JsonSchema } from '../values/examples'
 import { patternOf, type FormatPatterns } from '../values/string-examples'
+import { unitOf } from './unit-words'
 
 /** One boundary of the examples (see the module comment). */
 export type Boundary = 'spaces' | 'empty' | 'null' | 'negative' | 'large' | 'items' | 'padded' | 'blank' | 'lines'
@@ -91,11 +93,14 @@ export function multipleOfStep (multiple: number, step: number): number {
  */
 export function boundaryNumber (node: JsonSchema, integer: boolean, boundary: Boundary, count: number): number {
   // 19.99 * 100 and -4.35 * 100 are no whole numbers in JavaScript: a converter to cents must round.
-  const wanted = boundary === 'empty'
+  const plain = boundary === 'empty'
     ? 0
     : boundary === 'negative'
       ? integer ? -(100 + count) : -4.35
       : boundary === 'large' ? 2 ** 41 + count + (integer ? 0 : 0.5) : integer ? 100 + count : 19.99
+  // A Unix time (./unit-words.ts) is of 2025-06-01, not 1970, where neither zero, negative nor large: a converter meets its magnitude.
+  const unit = plain > 0 && boundary !== 'large' ? unitOf(node) : undefined
+  const wanted = unit?.kind === 'time' && unit.unix ? plain + 1_748_736_000 * (unit.name === 'seconds' ? 1 : 1000) : plain
   const { low, high, step } = numberRange(node, integer)
   let value = Math.min(Math.max(wanted, low), high)
   if (step > 0) {

@@ -20,7 +20,7 @@ import type { Report } from './verify-replay'
 import { inVersionOf } from './replay-infos'
 import type { ConverterRun } from './converter-tracking'
 import { verifyRoute, verifyWebhook } from './verify-targets'
-import { retypedAlikeIssues } from './verify-retyped-alike'
+import { stepChecks } from './verify-units'
 import { converterLiterals } from './converter-literals'
 import { selectApis, versionerStateOf } from './versioned-apis'
 import { generationOptions } from './generation-options'
@@ -127,7 +127,7 @@ function targetsOf (context: FastifyInstance, state: VersionerState, options: Mu
     ...replayValidators(resolveRef, appAjvSetup(context)),
     steps: state.steps,
     literalsOf: converterLiterals(state.options.versions.versions),
-    alikeIssues: retypedAlikeIssues({ steps: state.steps, generation: state.generation }),
+    alikeIssues: stepChecks({ steps: state.steps, generation: state.generation, resolveRef, versionAt: (level) => state.versionAt(level) }),
     ...generationOptions('mutateConverters', options, 20),
     inVersion: inVersionOf(state)
   }

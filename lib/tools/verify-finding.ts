@@ -20,9 +20,10 @@ export interface VerifyFinding {
    * `document`, `pointer` its place); `'uncompilable'`: the part's schema in that version does not compile with the app's Ajv, so
    * every request of the version would answer 500 (not replayed); `'converted twice'`: two converters of one version change wrote
    * one place (./converted-twice.ts); `'shared object'`: a converter gave two bodies one object (./shared-objects.ts);
-   * `'default filled'`: HEAD's validation gives a request of the version a default of a field it lacks (./new-field-defaults.ts).
+   * `'default filled'`: HEAD's validation gives a request of the version a default of a field it lacks (./new-field-defaults.ts);
+   * `'wrong unit'`: a value whose unit a version change changes arrived in another (./verify-units.ts; unconverted, it is `'lost'`).
    */
-  readonly kind: 'invalid' | 'lost' | 'round trip' | 'converter failed' | 'invalid example' | 'uncompilable' | 'converted twice' | 'shared object' | 'default filled'
+  readonly kind: 'invalid' | 'lost' | 'round trip' | 'converter failed' | 'invalid example' | 'uncompilable' | 'converted twice' | 'shared object' | 'default filled' | 'wrong unit'
   /** The request part (`body`, `querystring`, `params`, `headers`), `response <status>`, or `converter`. */
   readonly part: string
   /** A JSON pointer into that part (`*` for array items): where the data stopped matching, or where the lost value was. */

@@ -16,18 +16,19 @@ import { shown } from './value-comparison'
 import type { Expected } from './list-items'
 import type { ReplayContext, ReplayIssue, Trail } from './verify-replay'
 
-/** What replays of `verify` find fields retyped alike with: {@link retypedAlikeIssues}' function. */
+/** What replays of `verify` check the steps of an example with: {@link retypedAlikeIssues}' function, with units' (./verify-units.ts). */
 export interface AlikeEnvironment {
   readonly alikeIssues: (example: ReplayedExample, part: string) => ReplayIssue[]
 }
 
-/** A followed field of an example at both ends of a step: its value before and after the step's converters. */
-interface StepPlace {
+/** A field of an example retyped at a step (its keywords differ at both ends): its value before and after the step's converters, and its retype. */
+export interface StepPlace {
   readonly from: readonly PathKey[]
   readonly before: unknown
   readonly after: unknown
   readonly name: string
   readonly head: TSchema
+  readonly retype: NonNullable<StepRetype>
 }
 
 /** Fields retyped at one step from and to the same schemas (`retype`: the newer one, then the older one). */
@@ -37,7 +38,7 @@ interface AlikeGroup {
 }
 
 /** A replayed example whose replay reached its end: where it started, the bodies it had at each level, its values followed. */
-interface ReplayedExample {
+export interface ReplayedExample {
   /** The level of the example: 0 for a HEAD response, the version's level for a request. */
   readonly level: number
   /** The level the replay reached at its end. */
@@ -68,22 +69,30 @@ function tells (value: unknown): boolean {
 type StepRetype = { readonly newer: { keywords: SchemaObject, name: string }, readonly older: { keywords: SchemaObject, name: string } } | undefined
 
 /** The retype of a followed field at the step between levels `newer` and `newer + 1`. */
-type RetypeAt = (field: NonNullable<FollowedValue['field']>, newer: number) => StepRetype
+export type RetypeAt = (field: NonNullable<FollowedValue['field']>, newer: number) => StepRetype
 
-/** The fields of the example retyped alike at the step between levels `newer` and `newer + 1`, grouped by retype. */
-function alikeGroups (retypeAt: RetypeAt, example: ReplayedExample, newer: number): AlikeGroup[] {
+/** The fields of the example retyped at the step between levels `newer` and `newer + 1`, with their values at both ends. */
+export function retypedPlaces (retypeAt: RetypeAt, example: ReplayedExample, newer: number): StepPlace[] {
   const older = newer + 1
   const bodyAt = (level: number): unknown => level === example.level ? example.body : example.trail.get(level)?.body
   const [atNewer, atOlder] = [placesAt(example, newer), placesAt(example, older)]
-  const groups: AlikeGroup[] = []
+  const places: StepPlace[] = []
   for (const [key, value] of atNewer.size >= atOlder.size ? atNewer : atOlder) {
     const [here, there] = [atNewer.get(key), atOlder.get(key)]
     const field = here?.field ?? there?.field
-    const retyped = field === undefined ? undefined : retypeAt(field, newer)
-    if (field === undefined || retyped === undefined) continue
+    const retype = field === undefined ? undefined : retypeAt(field, newer)
+    if (field === undefined || retype === undefined) continue
     const to = (level: number, place: FollowedValue | undefined): readonly PathKey[] => level === example.level ? value.from : place?.to ?? []
-    const place = { from: value.from, before: valueAt(bodyAt(newer), to(newer, here)), after: valueAt(bodyAt(older), to(older, there)), name: retyped.newer.name, head: field.head }
-    const retype = [retyped.newer.keywords, retyped.older.keywords] as const
+    places.push({ from: value.from, before: valueAt(bodyAt(newer), to(newer, here)), after: valueAt(bodyAt(older), to(older, there)), name: retype.newer.name, head: field.head, retype })
+  }
+  return places
+}
+
+/** The fields of the example retyped alike at the step between levels `newer` and `newer + 1`, grouped by retype. */
+function alikeGroups (retypeAt: RetypeAt, example: ReplayedExample, newer: number): AlikeGroup[] {
+  const groups: AlikeGroup[] = []
+  for (const place of retypedPlaces(retypeAt, example, newer)) {
+    const retype = [place.retype.newer.keywords, place.retype.older.keywords] as const
     const group = groups.find((candidate) => deepEqual(candidate.retype, retype))
     if (group === undefined) groups.push({ retype, places: [place] })
     else group.places.push(place)
@@ -110,18 +119,35 @@ function retypesOf (step: ReplayContext['steps'][number]): number {
  */
 export function retypedAlikeIssues (context: Pick<ReplayContext, 'steps'> & { generation: SchemaGeneration }): AlikeEnvironment['alikeIssues'] {
   const retypes = new Map<number, number>()
+  const retypeAt = fieldRetypes(context.generation)
+  const retypesAt = (newer: number): number => retypes.get(newer) ?? retypes.set(newer, retypesOf(context.steps[newer])).get(newer) as number
+  return (example, part) => exampleIssues(context, { retypeAt, retypesAt }, example, part)
+}
+
+/** A followed field's retype at a step, found once per field and step for the function's life (a `verify` run). */
+export function fieldRetypes (generation: SchemaGeneration): RetypeAt {
   const fields = new Map<TSchema, Map<string, StepRetype>>()
-  const retypeAt: RetypeAt = (field, newer) => {
+  return (field, newer) => {
     const known = fields.get(field.head) ?? fields.set(field.head, new Map()).get(field.head) as Map<string, StepRetype>
     const key = `${field.id}@${newer}`
     if (known.has(key)) return known.get(key)
-    const [fieldNewer, fieldOlder] = [fieldAt(context.generation, field, newer), fieldAt(context.generation, field, newer + 1)]
+    const [fieldNewer, fieldOlder] = [fieldAt(generation, field, newer), fieldAt(generation, field, newer + 1)]
     const found = fieldNewer === undefined || fieldOlder === undefined || deepEqual(fieldNewer.keywords, fieldOlder.keywords) ? undefined : { newer: fieldNewer, older: fieldOlder }
     known.set(key, found)
     return found
   }
-  const retypesAt = (newer: number): number => retypes.get(newer) ?? retypes.set(newer, retypesOf(context.steps[newer])).get(newer) as number
-  return (example, part) => exampleIssues(context, { retypeAt, retypesAt }, example, part)
+}
+
+/**
+ * The version changes at fault for a field retyped at the step between levels `newer` and `newer + 1` (those whose
+ * instructions name its seed `head`, else every change of the step), and the converters of theirs that ran there.
+ */
+export function retypingChanges (context: Pick<ReplayContext, 'steps'>, example: ReplayedExample, at: { newer: number, head: TSchema }): { names: string[], converters: string[] } {
+  const step = context.steps[at.newer].changes
+  const retyping = step.filter((change) => change.instructions.some((instruction) => 'schema' in instruction && instruction.schema === at.head))
+  const names = (retyping.length === 0 ? step : retyping).map((change) => change.name)
+  const ran = example.trail.get(example.level > example.end ? at.newer : at.newer + 1)?.converters ?? []
+  return { names, converters: ran.filter((converter) => names.some((name) => converter.startsWith(`${name}.`))) }
 }
 
 /** The issues of {@link retypedAlikeIssues} of one example. */
@@ -143,12 +169,7 @@ function exampleIssues (context: Pick<ReplayContext, 'steps'>, levels: { retypeA
         const pointer = pointerOfPath(kept.from)
         if (reported.has(pointer)) continue
         reported.add(pointer)
-        const step = context.steps[newer].changes
-        // The version changes that retyped the field (its seed's instructions), and the converters of theirs that ran.
-        const retyping = step.filter((change) => change.instructions.some((instruction) => 'schema' in instruction && instruction.schema === kept.head))
-        const names = (retyping.length === 0 ? step : retyping).map((change) => change.name)
-        const ran = example.trail.get(up ? newer : newer + 1)?.converters ?? []
-        const converters = ran.filter((converter) => names.some((name) => converter.startsWith(`${name}.`)))
+        const { names, converters } = retypingChanges(context, example, { newer, head: kept.head })
         const [changes, side] = [names.join(', '), up ? 'request' : 'response']
         issues.push({
           kind: 'lost',

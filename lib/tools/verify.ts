@@ -33,7 +33,7 @@ import { replayValidators } from './validation-in-force'
 import type { UnverifiedPart } from './verify-coverage'
 import { invalidExamples } from './export'
 import { DerivedFields, replaceFindings, type ReplaceFinding } from './verify-replace'
-import { retypedAlikeIssues } from './verify-retyped-alike'
+import { stepChecks } from './verify-units'
 import { singleApi, versionerStateOf } from './versioned-apis'
 import { errorBodyFindings, type ErrorBodyFinding } from './verify-error-bodies'
 import { converterLiterals } from './converter-literals'
@@ -102,7 +102,7 @@ function valueOf (finding: Omit<VerifyFinding, 'text'>): string {
 function describe (finding: Omit<VerifyFinding, 'text'>, { reached, worded }: { reached: string, worded: boolean }): string {
   const side = finding.direction === 'request' ? `request ${finding.part}` : finding.part
   const fails = reached === 'HEAD' ? 'fails HEAD validation' : `fails the schema of ${reached}`
-  const what = ['lost', 'round trip', 'uncompilable', 'converted twice', 'shared object'].includes(finding.kind) || worded
+  const what = ['lost', 'round trip', 'uncompilable', 'converted twice', 'shared object', 'wrong unit'].includes(finding.kind) || worded
     ? `${side}${finding.pointer}: ${finding.message.replace(/\.$/, '')}`
     : finding.kind === 'converter failed'
       ? `a converter failed: ${finding.message}`
@@ -256,7 +256,7 @@ export async function verify (app: FastifyInstance, options: VerifyOptions = {})
   const unverified = new Unverified()
   const validators = replayValidators(resolveRef, appAjvSetup(fastify))
   const derived = new DerivedFields(state, validators.compile)
-  const env = { derived, state, generation: state.generation, pairings: new Map(), examples: new Map(), resolveRef, ...validators, unverified: unverified.add, steps: state.steps, literalsOf: converterLiterals(state.options.versions.versions), alikeIssues: retypedAlikeIssues({ steps: state.steps, generation: state.generation }), ...generationOptions('verify', options, 200), report: findings.report, replayed: 0, inVersion: inVersionOf(state), handedOut: new HandedOut() }
+  const env = { derived, state, generation: state.generation, pairings: new Map(), examples: new Map(), resolveRef, ...validators, unverified: unverified.add, steps: state.steps, literalsOf: converterLiterals(state.options.versions.versions), alikeIssues: stepChecks({ steps: state.steps, generation: state.generation, resolveRef, versionAt: (level) => state.versionAt(level) }), ...generationOptions('verify', options, 200), report: findings.report, replayed: 0, inVersion: inVersionOf(state), handedOut: new HandedOut() }
   for (const head of state.headRoutes as readonly HeadRoute[]) {
     for (const registered of head.registered) {
       for (const behaviour of registered.behaviours.values()) if (!uncompilableRoute(env, head, behaviour)) await verifyRoute(env, head, behaviour)
