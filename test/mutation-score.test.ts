@@ -150,10 +150,14 @@ import { byPlace, caughtCount, measureCorpus, measureOne, mutantsFolder, mutantT
 // ids from a list, a helper's two string arguments in each other's place, an invoice answered as CSV unless JSON is
 // asked for): 74.4 % (210 of 282: 74.47 %; the 270 still 204, the 12 new 6, the middle name for another harm it does),
 // asserted rounded down; 74.8 % (211 of 282: 74.82 %) once verify's lines strings held the marks text formats strip
-// (decision 0338: the memos stripped of Markdown's marks), asserted rounded down.
+// (decision 0338: the memos stripped of Markdown's marks), asserted rounded down; 75.9 % (214 of 282: 75.89 %) once
+// verify found HEAD's default given to older clients that cannot send the field (decision 0340: the search's
+// newest-first default, a user's address pages, the internal list defaulted to []); 77.7 % (219 of 282: 77.66 %) once
+// verify checked a number's unit its description states (decision 0339: four event times and a decimal amount),
+// asserted rounded down.
 // Raise it as the tools learn; the goal is 95 %. Never lower it to let a mistake through: fix the tool, or say in the
 // docs what it misses (a corpus grown blind measures the proof anew: that is not lowering it).
-const THRESHOLD = 74.8
+const THRESHOLD = 77.6
 // With the example's recorded traffic replayed (examples/traffic.ts, recorded once from each correct app) through the
 // converters and, since decision 0234, the handlers of fresh apps of the mutant, as a team replays its own in CI: 98 % (48 of 49), then 96.8 % (61 of 63) once the corpus grew: recorded exchanges hold no
 // webhook; then 90.8 % (69 of 76): recorded exchanges hold no PUT that leaves a field out, nor a list longer than
@@ -235,13 +239,14 @@ const THRESHOLD = 74.8
 // 92.9 % (262 of 282: 92.91 %) once the corpus grew blind a nineteenth time (decision 0337: replay --handlers catches
 // 3 of its 6 misses, the user read sent as the newest version's text, the helper's arguments in each other's place
 // and the invoice answered as CSV), asserted rounded down; 93.2 % (263 of 282: 93.26 %) with decision 0338 (above),
-// asserted rounded down.
+// asserted rounded down; 93.6 % (264 of 282: 93.62 %) with decisions 0339 and 0340 (one more: a user's addresses
+// paged in a new version with HEAD's default for older ones), asserted rounded down.
 // The same rule: raised as the tools learn, never lowered. (It stood at 216 of 234 for a day: one loaded run of four
 // gave 216. The event time given older subscribers as getSeconds() was caught by chance: when a second turned while
 // the replay's two fresh applications served one pay request, its render's created differed between them and was
 // left out as noise on every render. The noise is now learned from requests both served within one second: 217 again,
 // under load too.)
-const WITH_TRAFFIC = 93.2
+const WITH_TRAFFIC = 93.6
 // With the example's own tests that run its handlers (test/helpers/example-tests.ts: replaceFromEveryVersion on a
 // customer it stores, readWebhookDelivery on each invoice.paid it sends), as a team's suite runs them in CI: the
 // mistakes only a handler shows (keeps declared and not kept, PUT made a merge, a webhook sent as HEAD builds it).
@@ -290,9 +295,10 @@ const WITH_TRAFFIC = 93.2
 // 75.9 % (205 of 270: 75.93 %) once the corpus grew blind an eighteenth time (decision 0329: they catch none of its 5
 // misses), measured before decision 0328 merged; with it, 78.1 % (211 of 270: 78.15 %), asserted rounded down.
 // 76.9 % (217 of 282: 76.95 %) once the corpus grew blind a nineteenth time (decision 0337: they catch none of its 6
-// misses), asserted rounded down; 77.3 % (218 of 282: 77.30 %) with decision 0338 (above), asserted rounded down.
+// misses), asserted rounded down; 77.3 % (218 of 282: 77.30 %) with decision 0338 (above), asserted rounded down;
+// 80.1 % (226 of 282: 80.14 %) with decisions 0339 and 0340 (above), asserted rounded down.
 // The same rule.
-const WITH_HANDLERS = 77.3
+const WITH_HANDLERS = 80.1
 // verify's examples per route, version, direction and part: fewer than the command's 200, for speed (the same score
 // at 20 and at 200 when this was measured).
 const EXAMPLES = 20
