@@ -2,11 +2,13 @@
  * One run to count instructions in (a helper, started by `benchmarks/compare-builds.ts` with
  * `BENCH_COMPARE_COUNT=instructions`, under valgrind's callgrind):
  * `node --single-threaded --import tsx benchmarks/_instructions-app.ts <configuration> <warm-up> <requests>`.
- * Builds the configuration's application (`benchmarks/_http-app.ts`), then sends `<warm-up>` requests, collects the
- * garbage, sends `<requests>` more with `app.inject()`, each checked (200, the body of the first), and exits. Two runs that differ only in
- * `<requests>` differ by the instructions those requests took: start-up, warm-up and exit cancel out.
+ * Builds the configuration's application (`benchmarks/_http-app.ts`), then sends `<warm-up>` requests, empties the
+ * young generation, sends `<requests>` more with `app.inject()`, each checked (200, the body of the first), and exits. Two runs that differ only in
+ * `<requests>` differ by the instructions those requests took: start-up, warm-up and exit cancel out. A run whose
+ * counted requests met a garbage collection fails: its count would not be of the requests alone.
  * @module
  */
+import { GCProfiler } from 'node:v8'
 import { buildBenchmarkApp, injectOptionsFor, PER_REQUEST_CONFIGURATIONS } from './_http-app'
 
 async function main (): Promise<void> {
@@ -28,10 +30,15 @@ async function main (): Promise<void> {
     }
   }
   await send(Number(warmUpArg))
-  // A full collection at the warm-up's end, in both runs; the young generation (see ./_instructions.ts) then holds
-  // what the counted requests allocate, so that no collection falls among them.
-  ;(globalThis as { gc?: () => void }).gc?.()
+  // A young-generation collection at the warm-up's end, in both runs; the young generation (see ./_instructions.ts)
+  // then holds what the counted requests allocate, so that no collection falls among them. Not a full one: V8's
+  // forced full collection (`gc()`) throws away optimized code, which the counted requests would then compile again.
+  ;(globalThis as { gc?: (options: { type: 'minor' }) => void }).gc?.({ type: 'minor' })
+  const collections = new GCProfiler()
+  collections.start()
   await send(Number(requestsArg))
+  const collected = collections.stop().statistics.map((collection) => collection.gcType)
+  if (collected.length > 0) throw new Error(`${name}: garbage collected among the counted requests (${collected.join(', ')}): change <warm-up> or <requests>`)
   await app.close()
 }
 

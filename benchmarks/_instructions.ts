@@ -48,8 +48,11 @@ export function valgrindMissing (): string | undefined {
 async function instructionsOfRun (pluginPath: string, configuration: string, warmUp: number, requests: number): Promise<number> {
   const args = ['--tool=callgrind', '--callgrind-out-file=/dev/null', '--cache-sim=no', '--smc-check=all-non-file',
     // V8's predictable mode (one thread, no timer-driven garbage collection) and fixed seeds: the same work in every run;
-    // a young generation that holds what the counted requests allocate (`gc()` before them): no collection among them.
+    // a young generation that holds what the counted requests allocate (emptied before them), and an old generation whose
+    // first limit is far above what a run promotes (no full collection starts, in the warm-up or among the counted
+    // requests): no collection among them, which `_instructions-app.ts` checks.
     process.execPath, '--predictable', '--random-seed=1', '--hash-seed=1', '--expose-gc', '--max-semi-space-size=256', '--min-semi-space-size=256',
+    '--initial-old-space-size=2048',
     runner ??= compileRunner(), configuration, String(warmUp), String(requests)]
   const output = await new Promise<string>((resolve, reject) => {
     execFile('valgrind', args, { cwd: ROOT, env: { ...process.env, BENCH_PLUGIN_PATH: pluginPath }, maxBuffer: 16 * 1024 * 1024 }, (error, _stdout, stderr) => {
