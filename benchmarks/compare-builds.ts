@@ -119,7 +119,8 @@ async function compareInstructions (baseRevision: string, headRevision: string, 
   for (const which of ['base', 'head']) {
     console.log(`${which}: ` + targets.map(([name, reference, target]) => {
       const ratio = of(name, which) / of(reference, which)
-      return `${name} ${fixed(ratio, 3)}× ${reference} (+${fixed((of(name, which) - of(reference, which)) / 1000, 1)} k a request; ` +
+      const difference = (of(name, which) - of(reference, which)) / 1000
+      return `${name} ${fixed(ratio, 3)}× ${reference} (${difference < 0 ? '' : '+'}${fixed(difference, 1)} k a request; ` +
         `target ≤ ${fixed(1 / target, 3)}×: ${ratio <= 1 / target ? 'met' : 'not met'})`
     }).join(', ') + '.')
   }
